@@ -1,0 +1,583 @@
+#include "ir/Expr.h"
+
+#include "ir/FloatOps.h"
+#include "ir/Functions.h"
+#include "ir/Interpreter.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace stagecheck::ir {
+
+//===----------------------------------------------------------------------===//
+// Op tables
+//===----------------------------------------------------------------------===//
+
+OpCategory category(Op O) {
+  switch (O) {
+#define OP(Name, Spelling, Category)                                           \
+  case Op::Name:                                                               \
+    return OpCategory::Category;
+#include "ir/Ops.def"
+  }
+  return OpCategory::Leaf;
+}
+
+const char *spelling(Op O) {
+  switch (O) {
+#define OP(Name, Spelling, Category)                                           \
+  case Op::Name:                                                               \
+    return Spelling;
+#include "ir/Ops.def"
+  }
+  return "?";
+}
+
+bool parseOp(std::string_view Text, Op &Out) {
+#define OP(Name, Spelling, Category)                                           \
+  if (Text == Spelling) {                                                      \
+    Out = Op::Name;                                                            \
+    return true;                                                               \
+  }
+#include "ir/Ops.def"
+  return false;
+}
+
+bool isCommutative(Op O) {
+  switch (O) {
+  case Op::Add:
+  case Op::Mul:
+  case Op::And:
+  case Op::Or:
+  case Op::Xor:
+  case Op::SMin:
+  case Op::SMax:
+  case Op::UMin:
+  case Op::UMax:
+  case Op::UMulHi:
+  case Op::SMulHi:
+  case Op::FAdd:
+  case Op::FMul:
+  case Op::FMinNum:
+  case Op::FMaxNum:
+  case Op::FMinimum:
+  case Op::FMaximum:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool hasRounding(Op O) {
+  switch (category(O)) {
+  case OpCategory::FloatBinaryRounded:
+  case OpCategory::FloatUnaryRounded:
+  case OpCategory::FloatTernaryRounded:
+  case OpCategory::FloatToFloat:
+  case OpCategory::FloatToInt:
+  case OpCategory::IntToFloat:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static const char *const ICmpNames[] = {"eq",  "ne",  "ult", "ule", "ugt",
+                                        "uge", "slt", "sle", "sgt", "sge"};
+static const char *const FCmpNames[] = {"false", "oeq", "ogt", "oge", "olt",
+                                        "ole",   "one", "ord", "ueq", "ugt",
+                                        "uge",   "ult", "ule", "une", "uno",
+                                        "true"};
+static const char *const RoundingNames[] = {"rne", "rtz", "rdn", "rup", "rna"};
+static const char *const RoleNames[] = {"free",         "param",    "program_id",
+                                        "num_programs", "thread_id", "block_dim",
+                                        "lane_id"};
+
+const char *spelling(ICmpPredicate P) { return ICmpNames[unsigned(P)]; }
+const char *spelling(FCmpPredicate P) { return FCmpNames[unsigned(P)]; }
+const char *spelling(RoundingMode M) { return RoundingNames[unsigned(M)]; }
+const char *spelling(SymbolRole R) { return RoleNames[unsigned(R)]; }
+
+template <class E, size_t N>
+static bool parseName(const char *const (&Names)[N], std::string_view Text,
+                      E &Out) {
+  for (size_t I = 0; I < N; ++I)
+    if (Text == Names[I]) {
+      Out = E(I);
+      return true;
+    }
+  return false;
+}
+
+bool parseICmpPredicate(std::string_view T, ICmpPredicate &Out) {
+  return parseName(ICmpNames, T, Out);
+}
+bool parseFCmpPredicate(std::string_view T, FCmpPredicate &Out) {
+  return parseName(FCmpNames, T, Out);
+}
+bool parseRoundingMode(std::string_view T, RoundingMode &Out) {
+  return parseName(RoundingNames, T, Out);
+}
+bool parseSymbolRole(std::string_view T, SymbolRole &Out) {
+  return parseName(RoleNames, T, Out);
+}
+
+//===----------------------------------------------------------------------===//
+// Context
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct NodeHash {
+  size_t operator()(const Expr *E) const {
+    uint64_t H = uint64_t(E->op()) * 0x9E3779B97F4A7C15ull;
+    auto Mix = [&](uint64_t V) {
+      H ^= V + 0x9E3779B97F4A7C15ull + (H << 6) + (H >> 2);
+    };
+    Mix(E->type().hashValue());
+    Mix(E->rawAttribute());
+    Mix(E->constBits());
+    Mix(reinterpret_cast<uintptr_t>(E->op() == Op::Const ? nullptr
+                                                          : nameOf(E)));
+    for (const Expr *O : E->operands())
+      Mix(O->id());
+    return size_t(H);
+  }
+  static const std::string *nameOf(const Expr *E);
+};
+struct NodeEq {
+  bool operator()(const Expr *A, const Expr *B) const;
+};
+} // namespace
+
+struct Context::Impl {
+  std::deque<Expr> Nodes;
+  std::deque<std::vector<const Expr *>> OperandStorage;
+  std::unordered_set<std::string> Names;
+  std::unordered_set<const Expr *, NodeHash, NodeEq> Table;
+  std::unordered_map<std::string, unsigned> FreshCounters;
+  Expr Probe; // a node under construction, for lookups
+};
+
+const std::string *NodeHash::nameOf(const Expr *E) {
+  switch (E->op()) {
+  case Op::Symbol:
+  case Op::Read:
+  case Op::Call:
+    return &E->name();
+  default:
+    return nullptr;
+  }
+}
+
+bool NodeEq::operator()(const Expr *A, const Expr *B) const {
+  if (A->op() != B->op() || A->type() != B->type() ||
+      A->rawAttribute() != B->rawAttribute() ||
+      A->constBits() != B->constBits() ||
+      NodeHash::nameOf(A) != NodeHash::nameOf(B) ||
+      A->numOperands() != B->numOperands())
+    return false;
+  for (unsigned I = 0; I < A->numOperands(); ++I)
+    if (A->operand(I) != B->operand(I))
+      return false;
+  return true;
+}
+
+Context::Context() : P(std::make_unique<Impl>()) {}
+Context::~Context() = default;
+
+const std::string &Context::intern(std::string_view Name) {
+  return *P->Names.emplace(Name).first;
+}
+
+size_t Context::numNodes() const { return P->Nodes.size(); }
+
+const Expr *Context::intern(Op O, Type T, std::span<const Expr *const> Ops,
+                            uint8_t Attr, const std::string *Name,
+                            uint64_t Bits) {
+  Expr &Probe = P->Probe;
+  Probe.Kind = O;
+  Probe.Ty = T;
+  Probe.Attr = Attr;
+  Probe.Bits = Bits;
+  Probe.Name = Name;
+  Probe.Operands = Ops.data();
+  Probe.NumOperands = unsigned(Ops.size());
+  auto It = P->Table.find(&Probe);
+  if (It != P->Table.end())
+    return *It;
+  std::vector<const Expr *> &Stored =
+      P->OperandStorage.emplace_back(Ops.begin(), Ops.end());
+  Expr &Node = P->Nodes.emplace_back(Probe);
+  Node.Operands = Stored.data();
+  Node.Id = unsigned(P->Nodes.size());
+  P->Table.insert(&Node);
+  return &Node;
+}
+
+const Expr *Context::constant(Type T, uint64_t Bits) {
+  return intern(Op::Const, T, {}, 0, nullptr, Bits & Value::mask(T.bits()));
+}
+
+const Expr *Context::floatConst(Type T, double V) {
+  return constant(T, fp::fromDouble(V, floatFormat(T), RoundingMode::NearestEven));
+}
+
+const Expr *Context::symbol(std::string_view Name, Type T, SymbolRole Role) {
+  if (Name.empty())
+    throw IRError("a symbol needs a name");
+  return intern(Op::Symbol, T, {}, uint8_t(Role), &intern(Name), 0);
+}
+
+const Expr *Context::fresh(std::string_view Prefix, Type T, SymbolRole Role) {
+  std::string Base(Prefix);
+  for (;;) {
+    std::string Name = Base + "!" + std::to_string(P->FreshCounters[Base]++);
+    if (!P->Names.count(Name))
+      return symbol(Name, T, Role);
+  }
+}
+
+const Expr *Context::read(std::string_view Buffer, Type Elem,
+                          const Expr *Index) {
+  if (Index->type() != Type::i(64))
+    throw IRError("buffer index must be i64, got " + Index->type().str());
+  if (Elem.isPtr() && Elem.space() != AddressSpace::Generic &&
+      Elem.space() != AddressSpace::Global)
+    throw IRError("buffer elements are scalars");
+  const Expr *Ops[] = {Index};
+  return intern(Op::Read, Elem, Ops, 0, &intern(Buffer), 0);
+}
+
+static void expectOperands(Op O, size_t Got, size_t Want) {
+  if (Got != Want)
+    throw IRError(std::string(spelling(O)) + " takes " + std::to_string(Want) +
+                  " operands, got " + std::to_string(Got));
+}
+
+static void expectSameTypes(Op O, std::span<const Expr *const> Ops) {
+  for (const Expr *E : Ops)
+    if (E->type() != Ops[0]->type())
+      throw IRError(std::string(spelling(O)) + ": operand types differ (" +
+                    Ops[0]->type().str() + " vs " + E->type().str() + ")");
+}
+
+static void expect(bool Ok, Op O, const std::string &What) {
+  if (!Ok)
+    throw IRError(std::string(spelling(O)) + ": " + What);
+}
+
+static void expectRounding(Op O, uint8_t Attr) {
+  expect(Attr < NumRoundingModes, O, "bad rounding mode");
+  expect(RoundingMode(Attr) != RoundingMode::NearestAway ||
+             O == Op::FRoundInt || category(O) == OpCategory::FloatToInt,
+         O, "rounding to nearest-away is only defined for rounding to integers");
+}
+
+Type Context::checkAndInferType(Op O, std::span<const Expr *const> Ops,
+                                uint8_t Attr, Type Result,
+                                std::string_view Name) {
+  auto T0 = [&] { return Ops[0]->type(); };
+  switch (category(O)) {
+  case OpCategory::Leaf:
+    throw IRError(std::string("leaf ") + spelling(O) +
+                  " has its own constructor");
+  case OpCategory::IntBinary:
+    expectOperands(O, Ops.size(), 2);
+    expectSameTypes(O, Ops);
+    expect(T0().isInt(), O, "needs integers, got " + T0().str());
+    return T0();
+  case OpCategory::IntUnary:
+    expectOperands(O, Ops.size(), 1);
+    expect(T0().isInt(), O, "needs an integer, got " + T0().str());
+    return T0();
+  case OpCategory::ICmp:
+    expectOperands(O, Ops.size(), 2);
+    expectSameTypes(O, Ops);
+    expect(T0().isBitVector(), O, "needs integers or pointers");
+    expect(Attr < NumICmpPredicates, O, "bad predicate");
+    return Type::boolean();
+  case OpCategory::IntCast:
+    expectOperands(O, Ops.size(), 1);
+    switch (O) {
+    case Op::ZExt:
+    case Op::SExt:
+      expect(T0().isInt() && Result.isInt() && Result.bits() >= T0().bits(), O,
+             T0().str() + " cannot be extended to " + Result.str());
+      break;
+    case Op::Trunc:
+      expect(T0().isInt() && Result.isInt() && Result.bits() <= T0().bits(), O,
+             T0().str() + " cannot be truncated to " + Result.str());
+      break;
+    case Op::PtrToInt:
+      expect(T0().isPtr() && Result == Type::i(64), O, "is ptr -> i64");
+      break;
+    default: // IntToPtr
+      expect(T0() == Type::i(64) && Result.isPtr(), O, "is i64 -> ptr");
+      break;
+    }
+    return Result;
+  case OpCategory::FloatBinaryRounded:
+    expectRounding(O, Attr);
+    [[fallthrough]];
+  case OpCategory::FloatBinary:
+    expectOperands(O, Ops.size(), 2);
+    expectSameTypes(O, Ops);
+    expect(T0().isFloat(), O, "needs floats, got " + T0().str());
+    return T0();
+  case OpCategory::FloatUnaryRounded:
+    expectRounding(O, Attr);
+    [[fallthrough]];
+  case OpCategory::FloatUnary:
+    expectOperands(O, Ops.size(), 1);
+    expect(T0().isFloat(), O, "needs a float, got " + T0().str());
+    return T0();
+  case OpCategory::FloatTernaryRounded:
+    expectRounding(O, Attr);
+    expectOperands(O, Ops.size(), 3);
+    expectSameTypes(O, Ops);
+    expect(T0().isFloat(), O, "needs floats, got " + T0().str());
+    return T0();
+  case OpCategory::FCmp:
+    expectOperands(O, Ops.size(), 2);
+    expectSameTypes(O, Ops);
+    expect(T0().isFloat(), O, "needs floats, got " + T0().str());
+    expect(Attr < NumFCmpPredicates, O, "bad predicate");
+    return Type::boolean();
+  case OpCategory::FloatToFloat:
+    expectOperands(O, Ops.size(), 1);
+    expectRounding(O, Attr);
+    expect(T0().isFloat() && Result.isFloat(), O, "is float -> float");
+    return Result;
+  case OpCategory::FloatToInt:
+    expectOperands(O, Ops.size(), 1);
+    expectRounding(O, Attr);
+    expect(T0().isFloat() && Result.isInt(), O, "is float -> int");
+    return Result;
+  case OpCategory::IntToFloat:
+    expectOperands(O, Ops.size(), 1);
+    expectRounding(O, Attr);
+    expect(T0().isInt() && Result.isFloat(), O, "is int -> float");
+    return Result;
+  case OpCategory::Bitcast:
+    expectOperands(O, Ops.size(), 1);
+    expect(!T0().isPtr() && !Result.isPtr() && T0().bits() == Result.bits() &&
+               (T0().isFloat() || Result.isFloat()),
+           O, "cannot reinterpret " + T0().str() + " as " + Result.str());
+    return Result;
+  case OpCategory::Select:
+    expectOperands(O, Ops.size(), 3);
+    expect(T0().isBool(), O, "condition must be i1");
+    expect(Ops[1]->type() == Ops[2]->type(), O, "arms have different types");
+    return Ops[1]->type();
+  case OpCategory::Call: {
+    const FunctionInfo *F = lookupFunction(Name);
+    if (!F)
+      throw IRError("unknown function '" + std::string(Name) + "'");
+    expectOperands(O, Ops.size(), F->Arity);
+    return Result;
+  }
+  }
+  throw IRError("unhandled op category");
+}
+
+/// Integer identities; returns nullptr when none applies.
+static const Expr *foldIdentity(Context &C, Op O,
+                                std::span<const Expr *const> Ops, Type T,
+                                uint8_t Attr) {
+  auto IsConst = [](const Expr *E, uint64_t V) {
+    return E->isConst() && E->constBits() == (V & Value::mask(E->type().bits()));
+  };
+  const uint64_t AllOnes = ~uint64_t(0);
+  if (category(O) == OpCategory::IntBinary) {
+    const Expr *A = Ops[0], *B = Ops[1];
+    switch (O) {
+    case Op::Add:
+    case Op::Or:
+    case Op::Xor:
+      if (IsConst(B, 0))
+        return A;
+      if (IsConst(A, 0))
+        return B;
+      if (A == B && O == Op::Or)
+        return A;
+      if (A == B && O == Op::Xor)
+        return C.constant(T, 0);
+      if (O == Op::Or && (IsConst(A, AllOnes) || IsConst(B, AllOnes)))
+        return C.constant(T, AllOnes);
+      break;
+    case Op::Sub:
+      if (IsConst(B, 0))
+        return A;
+      if (A == B)
+        return C.constant(T, 0);
+      break;
+    case Op::Mul:
+      if (IsConst(B, 1))
+        return A;
+      if (IsConst(A, 1))
+        return B;
+      if (IsConst(A, 0) || IsConst(B, 0))
+        return C.constant(T, 0);
+      break;
+    case Op::And:
+      if (IsConst(B, AllOnes))
+        return A;
+      if (IsConst(A, AllOnes))
+        return B;
+      if (IsConst(A, 0) || IsConst(B, 0))
+        return C.constant(T, 0);
+      if (A == B)
+        return A;
+      break;
+    case Op::Shl:
+    case Op::LShr:
+    case Op::AShr:
+      if (IsConst(B, 0))
+        return A;
+      break;
+    default:
+      break;
+    }
+    return nullptr;
+  }
+  if ((O == Op::Not || O == Op::Neg) && Ops[0]->op() == O)
+    return Ops[0]->operand(0);
+  if (O == Op::FNeg && Ops[0]->op() == Op::FNeg)
+    return Ops[0]->operand(0);
+  if (O == Op::ICmp && Ops[0] == Ops[1]) {
+    switch (ICmpPredicate(Attr)) {
+    case ICmpPredicate::Eq:
+    case ICmpPredicate::Ule:
+    case ICmpPredicate::Uge:
+    case ICmpPredicate::Sle:
+    case ICmpPredicate::Sge:
+      return C.trueExpr();
+    default:
+      return C.falseExpr();
+    }
+  }
+  if (O == Op::Select) {
+    if (Ops[0]->isConst())
+      return Ops[0]->isTrue() ? Ops[1] : Ops[2];
+    if (Ops[1] == Ops[2])
+      return Ops[1];
+    if (T.isBool() && Ops[1]->isTrue() && Ops[2]->isFalse())
+      return Ops[0];
+    if (T.isBool() && Ops[1]->isFalse() && Ops[2]->isTrue())
+      return C.notOf(Ops[0]);
+  }
+  if ((O == Op::ZExt || O == Op::SExt || O == Op::Trunc || O == Op::FPCast) &&
+      Ops[0]->type() == T)
+    return Ops[0];
+  return nullptr;
+}
+
+const Expr *Context::fold(Op O, Type T, std::span<const Expr *const> Ops,
+                          uint8_t Attr, const std::string *Name) {
+  if (O == Op::Call)
+    return nullptr;
+  bool AllConst = std::all_of(Ops.begin(), Ops.end(),
+                              [](const Expr *E) { return E->isConst(); });
+  if (AllConst) {
+    std::vector<Value> Values;
+    for (const Expr *E : Ops)
+      Values.push_back(Value::ofBits(E->type(), E->constBits()));
+    Value R = applyOp(O, T, Values, Attr);
+    return constant(R.Ty, R.Bits);
+  }
+  return foldIdentity(*this, O, Ops, T, Attr);
+}
+
+const Expr *Context::make(Op O, std::span<const Expr *const> Operands,
+                          uint8_t Attr, Type Result, std::string_view Name) {
+  for (const Expr *E : Operands)
+    if (!E)
+      throw IRError(std::string(spelling(O)) + ": null operand");
+  Type T = checkAndInferType(O, Operands, Attr, Result, Name);
+  std::vector<const Expr *> Ops(Operands.begin(), Operands.end());
+  if (isCommutative(O) && Ops[1]->id() < Ops[0]->id())
+    std::swap(Ops[0], Ops[1]);
+  if (O == Op::Fma && Ops[1]->id() < Ops[0]->id())
+    std::swap(Ops[0], Ops[1]);
+  const std::string *N = O == Op::Call ? &intern(Name) : nullptr;
+  if (const Expr *Folded = fold(O, T, Ops, Attr, N))
+    return Folded;
+  return intern(O, T, Ops, Attr, N, 0);
+}
+
+const Expr *Context::icmp(ICmpPredicate P, const Expr *A, const Expr *B) {
+  const Expr *Ops[] = {A, B};
+  return make(Op::ICmp, Ops, uint8_t(P));
+}
+
+const Expr *Context::fcmp(FCmpPredicate P, const Expr *A, const Expr *B) {
+  const Expr *Ops[] = {A, B};
+  return make(Op::FCmp, Ops, uint8_t(P));
+}
+
+const Expr *Context::floatBinary(Op O, const Expr *A, const Expr *B,
+                                 RoundingMode M) {
+  const Expr *Ops[] = {A, B};
+  return make(O, Ops, hasRounding(O) ? uint8_t(M) : 0);
+}
+
+const Expr *Context::fma(const Expr *A, const Expr *B, const Expr *C,
+                         RoundingMode M) {
+  const Expr *Ops[] = {A, B, C};
+  return make(Op::Fma, Ops, uint8_t(M));
+}
+
+const Expr *Context::select(const Expr *C, const Expr *T, const Expr *F) {
+  const Expr *Ops[] = {C, T, F};
+  return make(Op::Select, Ops);
+}
+
+const Expr *Context::cast(Op O, const Expr *A, Type To, RoundingMode M) {
+  const Expr *Ops[] = {A};
+  return make(O, Ops, hasRounding(O) ? uint8_t(M) : 0, To);
+}
+
+const Expr *Context::call(std::string_view Function, Type Result,
+                          std::span<const Expr *const> Args) {
+  return make(Op::Call, Args, 0, Result, Function);
+}
+
+const Expr *Context::zextOrTrunc(const Expr *A, Type To) {
+  if (A->type().bits() < To.bits())
+    return cast(Op::ZExt, A, To);
+  return cast(Op::Trunc, A, To);
+}
+
+const Expr *Context::sextOrTrunc(const Expr *A, Type To) {
+  if (A->type().bits() < To.bits())
+    return cast(Op::SExt, A, To);
+  return cast(Op::Trunc, A, To);
+}
+
+std::vector<const Expr *> postOrder(std::span<const Expr *const> Roots) {
+  std::vector<const Expr *> Order;
+  std::unordered_set<const Expr *> Seen;
+  std::vector<std::pair<const Expr *, bool>> Stack;
+  for (auto It = Roots.rbegin(); It != Roots.rend(); ++It)
+    Stack.push_back({*It, false});
+  while (!Stack.empty()) {
+    auto [E, Expanded] = Stack.back();
+    Stack.pop_back();
+    if (Expanded) {
+      if (Seen.insert(E).second)
+        Order.push_back(E);
+      continue;
+    }
+    if (Seen.count(E))
+      continue;
+    Stack.push_back({E, true});
+    for (unsigned I = E->numOperands(); I-- > 0;)
+      if (!Seen.count(E->operand(I)))
+        Stack.push_back({E->operand(I), false});
+  }
+  return Order;
+}
+
+} // namespace stagecheck::ir

@@ -1,0 +1,95 @@
+#include "ir/Functions.h"
+
+#include <cmath>
+
+namespace stagecheck::ir {
+
+namespace {
+template <double (*F)(double)> double unary(std::span<const double> A) {
+  return F(A[0]);
+}
+template <double (*F)(double, double)> double binary(std::span<const double> A) {
+  return F(A[0], A[1]);
+}
+double rsqrt(double X) { return 1.0 / std::sqrt(X); }
+double rcp(double X) { return 1.0 / X; }
+double divide(double X, double Y) { return X / Y; }
+double exp(double X) { return std::exp(X); }
+double exp2(double X) { return std::exp2(X); }
+double log(double X) { return std::log(X); }
+double log2(double X) { return std::log2(X); }
+double log10(double X) { return std::log10(X); }
+double log1p(double X) { return std::log1p(X); }
+double expm1(double X) { return std::expm1(X); }
+double sin(double X) { return std::sin(X); }
+double cos(double X) { return std::cos(X); }
+double tan(double X) { return std::tan(X); }
+double asin(double X) { return std::asin(X); }
+double acos(double X) { return std::acos(X); }
+double atan(double X) { return std::atan(X); }
+double sinh(double X) { return std::sinh(X); }
+double cosh(double X) { return std::cosh(X); }
+double tanh(double X) { return std::tanh(X); }
+double asinh(double X) { return std::asinh(X); }
+double acosh(double X) { return std::acosh(X); }
+double atanh(double X) { return std::atanh(X); }
+double erf(double X) { return std::erf(X); }
+double erfc(double X) { return std::erfc(X); }
+double cbrt(double X) { return std::cbrt(X); }
+double sqrt(double X) { return std::sqrt(X); }
+double pow(double X, double Y) { return std::pow(X, Y); }
+double atan2(double X, double Y) { return std::atan2(X, Y); }
+double fmod(double X, double Y) { return std::fmod(X, Y); }
+
+const FunctionInfo Table[] = {
+    // Exact mathematical functions.
+    {"exp", 1, false, unary<exp>},
+    {"exp2", 1, false, unary<exp2>},
+    {"log", 1, false, unary<log>},
+    {"log2", 1, false, unary<log2>},
+    {"log10", 1, false, unary<log10>},
+    {"log1p", 1, false, unary<log1p>},
+    {"expm1", 1, false, unary<expm1>},
+    {"sin", 1, false, unary<sin>},
+    {"cos", 1, false, unary<cos>},
+    {"tan", 1, false, unary<tan>},
+    {"asin", 1, false, unary<asin>},
+    {"acos", 1, false, unary<acos>},
+    {"atan", 1, false, unary<atan>},
+    {"sinh", 1, false, unary<sinh>},
+    {"cosh", 1, false, unary<cosh>},
+    {"tanh", 1, false, unary<tanh>},
+    {"asinh", 1, false, unary<asinh>},
+    {"acosh", 1, false, unary<acosh>},
+    {"atanh", 1, false, unary<atanh>},
+    {"erf", 1, false, unary<erf>},
+    {"erfc", 1, false, unary<erfc>},
+    {"rsqrt", 1, false, unary<rsqrt>},
+    {"cbrt", 1, false, unary<cbrt>},
+    {"pow", 2, false, binary<pow>},
+    {"atan2", 2, false, binary<atan2>},
+    {"fmod", 2, false, binary<fmod>},
+    // Approximate hardware ops (PTX spelling, without the type suffix).
+    {"ex2.approx", 1, true, unary<exp2>},
+    {"lg2.approx", 1, true, unary<log2>},
+    {"rcp.approx", 1, true, unary<rcp>},
+    {"rsqrt.approx", 1, true, unary<rsqrt>},
+    {"sqrt.approx", 1, true, unary<sqrt>},
+    {"sin.approx", 1, true, unary<sin>},
+    {"cos.approx", 1, true, unary<cos>},
+    {"tanh.approx", 1, true, unary<tanh>},
+    {"div.approx", 2, true, binary<divide>},
+    {"div.full", 2, true, binary<divide>},
+};
+} // namespace
+
+const FunctionInfo *lookupFunction(std::string_view Name) {
+  for (const FunctionInfo &F : Table)
+    if (F.Name == Name)
+      return &F;
+  return nullptr;
+}
+
+std::span<const FunctionInfo> allFunctions() { return Table; }
+
+} // namespace stagecheck::ir

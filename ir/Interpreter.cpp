@@ -1,0 +1,320 @@
+#include "ir/Interpreter.h"
+
+#include "ir/FloatOps.h"
+#include "ir/Functions.h"
+
+#include <bit>
+#include <cassert>
+
+namespace stagecheck::ir {
+
+const Value *Env::symbol(const std::string &Name) const {
+  auto It = Symbols.find(Name);
+  return It == Symbols.end() ? nullptr : &It->second;
+}
+
+const Value *Env::read(const std::string &Buffer, uint64_t Index) const {
+  auto It = Reads.find({Buffer, Index});
+  return It == Reads.end() ? nullptr : &It->second;
+}
+
+static bool sameArgs(std::span<const Value> A, std::span<const Value> B) {
+  if (A.size() != B.size())
+    return false;
+  for (size_t I = 0; I < A.size(); ++I)
+    if (!A[I].sameAs(B[I]))
+      return false;
+  return true;
+}
+
+void Env::setCall(const std::string &Function, std::vector<Value> Args,
+                  Value R) {
+  for (CallPoint &C : Calls)
+    if (C.Function == Function && sameArgs(C.Args, Args)) {
+      C.Result = R;
+      return;
+    }
+  Calls.push_back({Function, std::move(Args), R});
+}
+
+const Value *Env::call(const std::string &Function,
+                       std::span<const Value> Args) const {
+  for (const CallPoint &C : Calls)
+    if (C.Function == Function && sameArgs(C.Args, Args))
+      return &C.Result;
+  return nullptr;
+}
+
+namespace {
+
+uint64_t mask(unsigned W) { return Value::mask(W); }
+
+int64_t signExtend(uint64_t V, unsigned W) {
+  return Value::ofBits(Type::i(W), V).asSigned();
+}
+
+bool msb(uint64_t V, unsigned W) { return (V >> (W - 1)) & 1; }
+
+uint64_t negate(uint64_t V, unsigned W) { return (~V + 1) & mask(W); }
+
+uint64_t udiv(uint64_t A, uint64_t B, unsigned W) {
+  return B == 0 ? mask(W) : A / B;
+}
+uint64_t urem(uint64_t A, uint64_t B) { return B == 0 ? A : A % B; }
+
+// SMT-LIB's bvsdiv / bvsrem, defined through unsigned division of magnitudes.
+uint64_t sdiv(uint64_t A, uint64_t B, unsigned W) {
+  bool NA = msb(A, W), NB = msb(B, W);
+  uint64_t MA = NA ? negate(A, W) : A, MB = NB ? negate(B, W) : B;
+  uint64_t Q = udiv(MA, MB, W);
+  return (NA != NB) ? negate(Q, W) : Q;
+}
+uint64_t srem(uint64_t A, uint64_t B, unsigned W) {
+  bool NA = msb(A, W), NB = msb(B, W);
+  uint64_t MA = NA ? negate(A, W) : A, MB = NB ? negate(B, W) : B;
+  uint64_t R = urem(MA, MB);
+  return NA ? negate(R, W) : R;
+}
+
+uint64_t integerBinary(Op O, uint64_t A, uint64_t B, unsigned W) {
+  switch (O) {
+  case Op::Add:
+    return A + B;
+  case Op::Sub:
+    return A - B;
+  case Op::Mul:
+    return A * B;
+  case Op::UDiv:
+    return udiv(A, B, W);
+  case Op::SDiv:
+    return sdiv(A, B, W);
+  case Op::URem:
+    return urem(A, B);
+  case Op::SRem:
+    return srem(A, B, W);
+  case Op::Shl:
+    return B >= W ? 0 : A << B;
+  case Op::LShr:
+    return B >= W ? 0 : A >> B;
+  case Op::AShr:
+    return uint64_t(signExtend(A, W) >> (B >= W ? W - 1 : B));
+  case Op::And:
+    return A & B;
+  case Op::Or:
+    return A | B;
+  case Op::Xor:
+    return A ^ B;
+  case Op::SMin:
+    return signExtend(A, W) <= signExtend(B, W) ? A : B;
+  case Op::SMax:
+    return signExtend(A, W) >= signExtend(B, W) ? A : B;
+  case Op::UMin:
+    return A <= B ? A : B;
+  case Op::UMax:
+    return A >= B ? A : B;
+  case Op::UMulHi:
+    return uint64_t(((unsigned __int128)A * B) >> W);
+  case Op::SMulHi:
+    return uint64_t(((__int128)signExtend(A, W) * signExtend(B, W)) >> W);
+  default:
+    throw EvalError(std::string("not an integer binary op: ") + spelling(O));
+  }
+}
+
+uint64_t integerUnary(Op O, uint64_t A, unsigned W) {
+  switch (O) {
+  case Op::Not:
+    return ~A;
+  case Op::Neg:
+    return negate(A, W);
+  case Op::Abs:
+    return msb(A, W) ? negate(A, W) : A;
+  case Op::Clz:
+    return A == 0 ? W : unsigned(std::countl_zero(A)) - (64 - W);
+  case Op::Popc:
+    return unsigned(std::popcount(A));
+  case Op::BitReverse: {
+    uint64_t R = 0;
+    for (unsigned I = 0; I < W; ++I)
+      if ((A >> I) & 1)
+        R |= uint64_t(1) << (W - 1 - I);
+    return R;
+  }
+  default:
+    throw EvalError(std::string("not an integer unary op: ") + spelling(O));
+  }
+}
+
+bool integerCompare(ICmpPredicate P, uint64_t A, uint64_t B, unsigned W) {
+  int64_t SA = signExtend(A, W), SB = signExtend(B, W);
+  switch (P) {
+  case ICmpPredicate::Eq:
+    return A == B;
+  case ICmpPredicate::Ne:
+    return A != B;
+  case ICmpPredicate::Ult:
+    return A < B;
+  case ICmpPredicate::Ule:
+    return A <= B;
+  case ICmpPredicate::Ugt:
+    return A > B;
+  case ICmpPredicate::Uge:
+    return A >= B;
+  case ICmpPredicate::Slt:
+    return SA < SB;
+  case ICmpPredicate::Sle:
+    return SA <= SB;
+  case ICmpPredicate::Sgt:
+    return SA > SB;
+  case ICmpPredicate::Sge:
+    return SA >= SB;
+  }
+  return false;
+}
+
+} // namespace
+
+Value applyOp(Op O, Type Result, std::span<const Value> Ops, uint8_t Attr) {
+  auto Bits = [&](unsigned I) { return Ops[I].Bits; };
+  auto Format = [&](unsigned I) { return floatFormat(Ops[I].Ty); };
+  RoundingMode M = RoundingMode(Attr);
+  switch (category(O)) {
+  case OpCategory::IntBinary:
+    return Value::ofBits(Result,
+                         integerBinary(O, Bits(0), Bits(1), Result.bits()));
+  case OpCategory::IntUnary:
+    return Value::ofBits(Result, integerUnary(O, Bits(0), Result.bits()));
+  case OpCategory::ICmp:
+    return Value::ofBool(integerCompare(ICmpPredicate(Attr), Bits(0), Bits(1),
+                                        Ops[0].Ty.bits()));
+  case OpCategory::IntCast:
+    if (O == Op::SExt)
+      return Value::ofBits(Result,
+                           uint64_t(signExtend(Bits(0), Ops[0].Ty.bits())));
+    return Value::ofBits(Result, Bits(0)); // zext, trunc, ptr casts
+  case OpCategory::FloatBinaryRounded: {
+    FloatFormat F = Format(0);
+    switch (O) {
+    case Op::FAdd:
+      return {Result, fp::add(Bits(0), Bits(1), F, M)};
+    case Op::FSub:
+      return {Result, fp::sub(Bits(0), Bits(1), F, M)};
+    case Op::FMul:
+      return {Result, fp::mul(Bits(0), Bits(1), F, M)};
+    case Op::FDiv:
+      return {Result, fp::div(Bits(0), Bits(1), F, M)};
+    default:
+      break;
+    }
+    break;
+  }
+  case OpCategory::FloatBinary:
+    if (O == Op::FCopySign)
+      return {Result, fp::copySign(Bits(0), Bits(1), Format(0))};
+    return {Result, fp::minMax(O, Bits(0), Bits(1), Format(0))};
+  case OpCategory::FloatUnary:
+    switch (O) {
+    case Op::FNeg:
+      return {Result, fp::neg(Bits(0), Format(0))};
+    case Op::FAbs:
+      return {Result, fp::abs(Bits(0), Format(0))};
+    case Op::FFlushSubnormal:
+      return {Result, fp::flushSubnormal(Bits(0), Format(0))};
+    default:
+      break;
+    }
+    break;
+  case OpCategory::FloatUnaryRounded:
+    if (O == Op::FSqrt)
+      return {Result, fp::sqrt(Bits(0), Format(0), M)};
+    return {Result, fp::roundToIntegral(Bits(0), Format(0), M)};
+  case OpCategory::FloatTernaryRounded:
+    return {Result, fp::fma(Bits(0), Bits(1), Bits(2), Format(0), M)};
+  case OpCategory::FCmp:
+    return Value::ofBool(
+        fp::compare(FCmpPredicate(Attr), Bits(0), Bits(1), Format(0)));
+  case OpCategory::FloatToFloat:
+    return {Result, fp::convert(Bits(0), Format(0), floatFormat(Result), M)};
+  case OpCategory::FloatToInt:
+    return {Result, fp::toInt(Bits(0), Format(0), Result.bits(),
+                              O == Op::FPToSI, M)};
+  case OpCategory::IntToFloat:
+    return {Result, fp::fromInt(Bits(0), Ops[0].Ty.bits(), O == Op::SIToFP,
+                                floatFormat(Result), M)};
+  case OpCategory::Bitcast: {
+    uint64_t B = Bits(0);
+    if (Ops[0].Ty.isFloat() && fp::isNaN(B, Format(0)))
+      B = fp::canonicalNaN(Format(0));
+    return Value::ofBits(Result, B);
+  }
+  case OpCategory::Select:
+    return Ops[0].isTrue() ? Ops[1] : Ops[2];
+  case OpCategory::Leaf:
+  case OpCategory::Call:
+    break;
+  }
+  throw EvalError(std::string("no concrete semantics for op ") + spelling(O));
+}
+
+Value Interpreter::eval(const Expr *Root) {
+  // Iterative post-order: reduction chains can be thousands of nodes deep.
+  std::vector<std::pair<const Expr *, bool>> Stack{{Root, false}};
+  while (!Stack.empty()) {
+    auto [E, Expanded] = Stack.back();
+    Stack.pop_back();
+    if (Memo.count(E))
+      continue;
+    if (Expanded) {
+      Memo.emplace(E, evalNode(E));
+      continue;
+    }
+    Stack.push_back({E, true});
+    for (const Expr *Operand : E->operands())
+      if (!Memo.count(Operand))
+        Stack.push_back({Operand, false});
+  }
+  return Memo.at(Root);
+}
+
+Value Interpreter::evalNode(const Expr *E) {
+  switch (E->op()) {
+  case Op::Const:
+    return Value::ofBits(E->type(), E->constBits());
+  case Op::Symbol:
+    if (const Value *V = Environment.symbol(E->name()))
+      return Value::ofBits(E->type(), V->Bits);
+    throw EvalError("no value for symbol " + E->name());
+  case Op::Read: {
+    uint64_t Index = Memo.at(E->operand(0)).Bits;
+    if (const Value *V = Environment.read(E->name(), Index))
+      return Value::ofBits(E->type(), V->Bits);
+    if (MissingRead)
+      return Value::ofBits(E->type(), MissingRead(E->name(), Index, E->type()).Bits);
+    return Value::ofBits(E->type(), 0);
+  }
+  case Op::Call: {
+    std::vector<Value> Args;
+    std::vector<double> Doubles;
+    for (const Expr *A : E->operands()) {
+      Args.push_back(Memo.at(A));
+      Doubles.push_back(Args.back().Ty.isFloat() ? Args.back().asDouble()
+                                                  : double(Args.back().Bits));
+    }
+    if (const Value *V = Environment.call(E->name(), Args))
+      return *V;
+    const FunctionInfo *F = lookupFunction(E->name());
+    if (!F || !E->type().isFloat())
+      throw EvalError("no value for call of " + E->name());
+    HostFallback = true;
+    return Value::ofDouble(E->type(), F->Host(Doubles));
+  }
+  default: {
+    std::vector<Value> Operands;
+    for (const Expr *A : E->operands())
+      Operands.push_back(Memo.at(A));
+    return applyOp(E->op(), E->type(), Operands, E->rawAttribute());
+  }
+  }
+}
+
+} // namespace stagecheck::ir

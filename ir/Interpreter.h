@@ -1,0 +1,87 @@
+//===- Interpreter.h - Concrete evaluation of the shared IR -----*- C++ -*-===//
+//
+// The concrete semantics every other part is checked against: constant
+// folding uses applyOp, the SMT encoding is tested against it, and every
+// counterexample is replayed through it before it is printed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_IR_INTERPRETER_H
+#define STAGECHECK_IR_INTERPRETER_H
+
+#include "ir/Expr.h"
+#include "ir/Value.h"
+
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stagecheck::ir {
+
+/// A concrete input: symbol values, buffer contents, and values of named
+/// functions at the points a model fixed.
+class Env {
+public:
+  void setSymbol(const std::string &Name, Value V) { Symbols[Name] = V; }
+  const Value *symbol(const std::string &Name) const;
+  /// Unset buffer elements read as zero.
+  void setRead(const std::string &Buffer, uint64_t Index, Value V) {
+    Reads[{Buffer, Index}] = V;
+  }
+  const Value *read(const std::string &Buffer, uint64_t Index) const;
+  void setCall(const std::string &Function, std::vector<Value> Args, Value R);
+  const Value *call(const std::string &Function,
+                    std::span<const Value> Args) const;
+
+  const std::map<std::string, Value> &symbols() const { return Symbols; }
+  const std::map<std::pair<std::string, uint64_t>, Value> &reads() const {
+    return Reads;
+  }
+  struct CallPoint {
+    std::string Function;
+    std::vector<Value> Args;
+    Value Result;
+  };
+  const std::vector<CallPoint> &calls() const { return Calls; }
+
+private:
+  std::map<std::string, Value> Symbols;
+  std::map<std::pair<std::string, uint64_t>, Value> Reads;
+  std::vector<CallPoint> Calls;
+};
+
+class EvalError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The semantics of one non-leaf, non-call op on concrete operands.
+Value applyOp(Op O, Type Result, std::span<const Value> Operands, uint8_t Attr);
+
+class Interpreter {
+public:
+  /// Supplies buffer elements the environment does not set (else zero).
+  using ReadSupplier =
+      std::function<Value(const std::string &Buffer, uint64_t Index, Type T)>;
+
+  explicit Interpreter(const Env &E, ReadSupplier Missing = nullptr)
+      : Environment(E), MissingRead(std::move(Missing)) {}
+  /// Throws EvalError for a symbol the environment does not set.
+  Value eval(const Expr *E);
+  /// Whether some call's value came from the host fallback rather than the
+  /// environment (such a value is only illustrative).
+  bool usedHostFallback() const { return HostFallback; }
+
+private:
+  Value evalNode(const Expr *E);
+  const Env &Environment;
+  ReadSupplier MissingRead;
+  std::unordered_map<const Expr *, Value> Memo;
+  bool HostFallback = false;
+};
+
+} // namespace stagecheck::ir
+
+#endif

@@ -1,0 +1,332 @@
+#include "smt/Solver.h"
+
+#include "smt/Encoder.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <poll.h>
+#include <sstream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::smt {
+
+const char *spelling(Outcome O) {
+  switch (O) {
+  case Outcome::Proved:
+    return "proved";
+  case Outcome::Counterexample:
+    return "counterexample";
+  case Outcome::Unknown:
+    return "unknown";
+  }
+  return "?";
+}
+
+namespace {
+
+std::vector<const Expr *> roots(const Query &Q) {
+  std::vector<const Expr *> R{Q.Violation};
+  R.insert(R.end(), Q.Assumptions.begin(), Q.Assumptions.end());
+  return R;
+}
+
+/// The inputs a model must fix: symbols, buffer reads and calls.
+std::vector<const Expr *> modelLeaves(const Query &Q) {
+  std::vector<const Expr *> Leaves;
+  for (const Expr *E : postOrder(roots(Q)))
+    if (E->op() == Op::Symbol || E->op() == Op::Read || E->op() == Op::Call)
+      Leaves.push_back(E);
+  return Leaves;
+}
+
+/// Encodes the query's assertions; IEEE queries lose their arrays and
+/// uninterpreted functions (Ackermann) so Z3 can bit-blast them.
+z3::expr_vector encodeQuery(Encoder &Enc, const Query &Q) {
+  z3::expr_vector Assertions(Enc.context());
+  Assertions.push_back(Enc.encode(Q.Violation));
+  for (const Expr *A : Q.Assumptions)
+    Assertions.push_back(Enc.encode(A));
+  for (const z3::expr &F : Enc.functionalConsistency())
+    Assertions.push_back(F);
+  return Assertions;
+}
+
+z3::solver makeSolver(z3::context &Z, const Encoder &Enc) {
+  std::string Logic = Enc.logic();
+  return Logic.empty() ? z3::solver(Z) : z3::solver(Z, Logic.c_str());
+}
+
+std::string smtLibScript(const Query &Q, z3::solver &S, const Encoder &Enc) {
+  std::string Logic = Enc.logic();
+  return "; stagecheck query: " + Q.Name + " (" + spelling(Q.Arithmetic) +
+         ")\n(set-logic " + (Logic.empty() ? "ALL" : Logic) + ")\n" +
+         S.to_smt2();
+}
+
+/// The child's whole job: encode, solve, and describe the answer in lines.
+///   proved | unknown <reason> | sat, then per leaf "<i> <hex>..."
+std::string solveInChild(const Query &Q, const std::vector<const Expr *> &Leaves,
+                         unsigned TimeoutMs, unsigned Seed,
+                         const std::string &DumpPath) {
+  std::ostringstream Out;
+  try {
+    z3::context Z;
+    Encoder Enc(Z, Q.Arithmetic, Q.Arithmetic == Mode::IEEE);
+    z3::expr_vector Assertions = encodeQuery(Enc, Q);
+    z3::solver S = makeSolver(Z, Enc);
+    z3::params P(Z);
+    P.set("timeout", TimeoutMs); // a hint; the parent enforces the limit
+    P.set("random_seed", Seed);
+    S.set(P);
+    S.add(Assertions);
+    if (!DumpPath.empty()) {
+      std::ofstream F(DumpPath);
+      F << smtLibScript(Q, S, Enc);
+    }
+    switch (S.check()) {
+    case z3::unsat:
+      Out << "proved\n";
+      return Out.str();
+    case z3::unknown:
+      Out << "unknown solver gave up: " << S.reason_unknown() << "\n";
+      return Out.str();
+    case z3::sat:
+      break;
+    }
+    z3::model Model = S.get_model();
+    Out << "sat\n";
+    auto Bits = [&](const Expr *E) {
+      uint64_t B = 0;
+      if (!Enc.numeralBits(Model.eval(Enc.encode(E), true), E->type(), B))
+        throw Unsupported("the model gives no concrete value for a " +
+                          E->type().str());
+      return B;
+    };
+    for (size_t I = 0; I < Leaves.size(); ++I) {
+      const Expr *L = Leaves[I];
+      Out << I;
+      if (L->op() == Op::Read)
+        Out << " " << std::hex << Bits(L->operand(0)) << std::dec;
+      if (L->op() == Op::Call)
+        for (const Expr *A : L->operands())
+          Out << " " << std::hex << Bits(A) << std::dec;
+      Out << " " << std::hex << Bits(L) << std::dec << "\n";
+    }
+  } catch (const Unsupported &U) {
+    return std::string("unknown ") + U.what() + "\n";
+  } catch (const z3::exception &E) {
+    return std::string("unknown solver error: ") + E.msg() + "\n";
+  } catch (const std::exception &E) {
+    return std::string("unknown ") + E.what() + "\n";
+  }
+  return Out.str();
+}
+
+ir::Env parseModel(std::istream &In, const std::vector<const Expr *> &Leaves) {
+  Env Model;
+  std::string Line;
+  while (std::getline(In, Line)) {
+    std::istringstream L(Line);
+    size_t I;
+    L >> I;
+    if (!L || I >= Leaves.size())
+      continue;
+    const Expr *E = Leaves[I];
+    std::vector<uint64_t> Fields;
+    uint64_t V;
+    while (L >> std::hex >> V)
+      Fields.push_back(V);
+    if (Fields.empty())
+      continue;
+    Value Result = Value::ofBits(E->type(), Fields.back());
+    if (E->op() == Op::Symbol)
+      Model.setSymbol(E->name(), Result);
+    else if (E->op() == Op::Read && Fields.size() == 2)
+      Model.setRead(E->name(), Fields[0], Result);
+    else if (E->op() == Op::Call && Fields.size() == E->numOperands() + 1) {
+      std::vector<Value> Args;
+      for (unsigned A = 0; A < E->numOperands(); ++A)
+        Args.push_back(Value::ofBits(E->operand(A)->type(), Fields[A]));
+      Model.setCall(E->name(), Args, Result);
+    }
+  }
+  return Model;
+}
+
+std::string dumpPathFor(const Query &Q, const SolverOptions &O) {
+  if (O.DumpDir.empty())
+    return "";
+  static unsigned Counter = 0;
+  std::string Name;
+  for (char C : Q.Name)
+    Name += std::isalnum((unsigned char)C) ? C : '_';
+  return O.DumpDir + "/" + std::to_string(getpid()) + "-" +
+         std::to_string(Counter++) + "-" + Name + ".smt2";
+}
+
+} // namespace
+
+namespace {
+
+struct Attempt {
+  enum { Answered, SliceOver, Failed } How;
+  std::string Answer; // the child's lines when answered
+  std::string Failure;
+};
+
+/// Runs one solver attempt in a child process, killed after SliceMs.
+Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
+                   const SolverOptions &O, unsigned SliceMs, unsigned Seed,
+                   const std::string &DumpPath) {
+  using Clock = std::chrono::steady_clock;
+  int Pipe[2];
+  if (pipe(Pipe) != 0)
+    return {Attempt::Failed, "", std::string("pipe: ") + std::strerror(errno)};
+  std::fflush(nullptr);
+  pid_t Child = fork();
+  if (Child < 0) {
+    close(Pipe[0]);
+    close(Pipe[1]);
+    return {Attempt::Failed, "", std::string("fork: ") + std::strerror(errno)};
+  }
+  if (Child == 0) {
+    close(Pipe[0]);
+    rlim_t Bytes = rlim_t(O.MemoryLimitMB) * 1024 * 1024;
+    struct rlimit Limit = {Bytes, Bytes};
+    setrlimit(RLIMIT_AS, &Limit);
+    std::string Answer = solveInChild(Q, Leaves, SliceMs, Seed, DumpPath);
+    const char *P = Answer.data();
+    size_t Left = Answer.size();
+    while (Left > 0) {
+      ssize_t N = write(Pipe[1], P, Left);
+      if (N <= 0)
+        break;
+      P += N;
+      Left -= size_t(N);
+    }
+    _exit(0);
+  }
+  close(Pipe[1]);
+  std::string Answer;
+  auto Deadline = Clock::now() + std::chrono::milliseconds(SliceMs);
+  bool TimedOut = false;
+  for (;;) {
+    auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    Deadline - Clock::now()).count();
+    if (Left <= 0) {
+      TimedOut = true;
+      break;
+    }
+    struct pollfd P = {Pipe[0], POLLIN, 0};
+    int Ready = poll(&P, 1, int(std::min<long long>(Left, 1000)));
+    if (Ready <= 0)
+      continue;
+    char Buf[65536];
+    ssize_t N = read(Pipe[0], Buf, sizeof Buf);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break;
+    Answer.append(Buf, size_t(N));
+  }
+  close(Pipe[0]);
+  if (TimedOut)
+    kill(Child, SIGKILL);
+  int Status = 0;
+  while (waitpid(Child, &Status, 0) < 0 && errno == EINTR) {
+  }
+  if (TimedOut)
+    return {Attempt::SliceOver, "", ""};
+  if (Answer.empty()) {
+    if (WIFSIGNALED(Status))
+      return {Attempt::Failed, "",
+              std::string("solver died (") + strsignal(WTERMSIG(Status)) +
+                  "); memory limit " + std::to_string(O.MemoryLimitMB) + " MB"};
+    return {Attempt::Failed, "", "solver gave no answer"};
+  }
+  return {Attempt::Answered, Answer, ""};
+}
+
+} // namespace
+
+QueryResult solve(const Query &Q, const SolverOptions &O) {
+  using Clock = std::chrono::steady_clock;
+  auto Start = Clock::now();
+  QueryResult R;
+  auto Finish = [&](Outcome K, std::string Reason = "") {
+    R.Kind = K;
+    R.Reason = std::move(Reason);
+    R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+    return R;
+  };
+  if (!Q.Violation->type().isBool())
+    return Finish(Outcome::Unknown, "query '" + Q.Name + "' is not a condition");
+  if (Q.Violation->isFalse())
+    return Finish(Outcome::Proved);
+
+  std::vector<const Expr *> Leaves = modelLeaves(Q);
+  R.DumpedTo = dumpPathFor(Q, O);
+  // Bit-blasted float queries have heavy-tailed running times that depend on
+  // the solver's random seed: restart with a new seed in doubling slices.
+  unsigned Slice = std::min(O.TimeoutMs, 1000u);
+  for (unsigned Seed = 0;; ++Seed) {
+    auto Used = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    Clock::now() - Start).count();
+    if (Used >= O.TimeoutMs)
+      return Finish(Outcome::Unknown, "timeout after " +
+                                          std::to_string(O.TimeoutMs) + " ms");
+    unsigned Left = unsigned(O.TimeoutMs - Used);
+    // The last slice takes all that is left rather than a sliver.
+    unsigned ThisSlice = Left < 2 * Slice ? Left : Slice;
+    Attempt A = runAttempt(Q, Leaves, O, ThisSlice, Seed,
+                           Seed == 0 ? R.DumpedTo : "");
+    if (A.How == Attempt::Failed)
+      return Finish(Outcome::Unknown, A.Failure);
+    if (A.How == Attempt::SliceOver) {
+      Slice *= 2;
+      continue;
+    }
+    std::istringstream In(A.Answer);
+    std::string First;
+    std::getline(In, First);
+    if (First == "proved")
+      return Finish(Outcome::Proved);
+    if (First == "sat") {
+      R.Model = parseModel(In, Leaves);
+      return Finish(Outcome::Counterexample);
+    }
+    if (First.rfind("unknown solver gave up: timeout", 0) == 0 ||
+        First.rfind("unknown solver gave up: canceled", 0) == 0) {
+      Slice *= 2; // Z3's own timer fired first: same as the slice ending
+      continue;
+    }
+    return Finish(Outcome::Unknown, First.rfind("unknown ", 0) == 0
+                                        ? First.substr(8)
+                                        : "unreadable solver answer");
+  }
+}
+
+std::string solverVersion() {
+  unsigned Major, Minor, Build, Revision;
+  Z3_get_version(&Major, &Minor, &Build, &Revision);
+  return std::to_string(Major) + "." + std::to_string(Minor) + "." +
+         std::to_string(Build);
+}
+
+std::string toSMTLib(const Query &Q) {
+  z3::context Z;
+  Encoder Enc(Z, Q.Arithmetic, Q.Arithmetic == Mode::IEEE);
+  z3::expr_vector Assertions = encodeQuery(Enc, Q);
+  z3::solver S = makeSolver(Z, Enc);
+  S.add(Assertions);
+  return smtLibScript(Q, S, Enc);
+}
+
+} // namespace stagecheck::smt

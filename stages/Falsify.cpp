@@ -1,0 +1,252 @@
+#include "stages/Falsify.h"
+
+#include "ir/FloatOps.h"
+
+#include <cmath>
+#include <random>
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::stages {
+
+namespace {
+
+class InputGenerator {
+public:
+  explicit InputGenerator(uint64_t Seed) : Rng(Seed) {}
+
+  Value value(Type T) {
+    if (T.isFloat())
+      return {T, floatBits(T)};
+    return Value::ofBits(T, intBits(T.bits()));
+  }
+
+private:
+  std::mt19937_64 Rng;
+
+  uint64_t intBits(unsigned W) {
+    switch (Rng() % 6) {
+    case 0:
+      return 0;
+    case 1:
+      return 1;
+    case 2:
+      return ~uint64_t(0); // -1
+    case 3:
+      return Rng() % 16;
+    case 4: // near the signed limits
+      return (uint64_t(1) << (W - 1)) - (Rng() % 3);
+    default:
+      return Rng();
+    }
+  }
+
+  uint64_t floatBits(Type T) {
+    FloatFormat F = floatFormat(T);
+    switch (Rng() % 8) {
+    case 0: {
+      const double Specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, 6.0};
+      return fp::fromDouble(Specials[Rng() % 8], F, RoundingMode::NearestEven);
+    }
+    case 1: {
+      uint64_t Options[] = {fp::infinity(F, false), fp::infinity(F, true),
+                            fp::canonicalNaN(F), 1, fp::zero(F, true) | 1,
+                            fp::infinity(F, false) - 1,
+                            fp::infinity(F, true) - 1};
+      return Options[Rng() % 7];
+    }
+    case 2: // large magnitude
+      return fp::fromDouble(std::ldexp(double(Rng() % 1000) + 1, int(Rng() % 120)) *
+                                (Rng() % 2 ? 1 : -1),
+                            F, RoundingMode::NearestEven);
+    default: { // ordinary values around 1
+      double V = (double(Rng() % 2000000) / 1000000.0 - 1.0) *
+                 std::ldexp(1.0, int(Rng() % 12) - 4);
+      return fp::fromDouble(V, F, RoundingMode::NearestEven);
+    }
+    }
+  }
+};
+
+} // namespace
+
+std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
+  std::vector<const Expr *> Symbols;
+  std::vector<const Expr *> Roots{Violation};
+  for (const Expr *E : postOrder(Roots))
+    if (E->op() == Op::Symbol)
+      Symbols.push_back(E);
+  InputGenerator Gen(O.Seed);
+  for (unsigned Trial = 0; Trial < O.Trials; ++Trial) {
+    Env Inputs;
+    for (const Expr *S : Symbols)
+      Inputs.setSymbol(S->name(), Gen.value(S->type()));
+    Env Recorded; // the reads the trial made, so the result replays exactly
+    auto Supply = [&](const std::string &Buffer, uint64_t Index, Type T) {
+      if (const Value *Known = Recorded.read(Buffer, Index))
+        return *Known;
+      Value V = Gen.value(T);
+      Recorded.setRead(Buffer, Index, V);
+      return V;
+    };
+    try {
+      for (const FalsifyOptions::IndexHint &H : O.Hints) {
+        if (H.Candidates.empty())
+          continue;
+        Interpreter Probe(Inputs, Supply);
+        const Expr *Pick = H.Candidates[Trial % H.Candidates.size()];
+        Inputs.setSymbol(H.Symbol->name(), Probe.eval(Pick));
+      }
+      // Reads supplied while probing hints are part of the input too.
+      for (const auto &[Key, V] : Recorded.reads())
+        Inputs.setRead(Key.first, Key.second, V);
+      Interpreter I(Inputs, Supply);
+      if (!I.eval(Violation).isTrue())
+        continue;
+      for (const auto &[Key, V] : Recorded.reads())
+        Inputs.setRead(Key.first, Key.second, V);
+      return Inputs;
+    } catch (const EvalError &) {
+      continue; // e.g. a call with no value: leave it to the solver
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::vector<Value> simplerValues(const Value &V) {
+  std::vector<Value> Out;
+  Type T = V.Ty;
+  if (T.isFloat()) {
+    FloatFormat F = floatFormat(T);
+    double D = V.asDouble();
+    for (double C : {0.0, 1.0, -1.0, 2.0, -2.0, 0.5, 3.0, 4.0, 8.0, 16.0})
+      Out.push_back({T, fp::fromDouble(C, F, RoundingMode::NearestEven)});
+    if (std::isfinite(D)) {
+      Out.push_back({T, fp::fromDouble(std::trunc(D), F, RoundingMode::NearestEven)});
+      Out.push_back({T, fp::fromDouble(std::round(D * 16) / 16, F, RoundingMode::NearestEven)});
+      // Fewer significant bits, same magnitude.
+      int Exp;
+      double Mant = std::frexp(D, &Exp);
+      for (int Bits : {1, 2, 4, 8})
+        Out.push_back({T, fp::fromDouble(std::ldexp(std::round(std::ldexp(Mant, Bits)), Exp - Bits),
+                                          F, RoundingMode::NearestEven)});
+    }
+  } else {
+    int64_t S = V.asSigned();
+    for (int64_t C : {int64_t(0), int64_t(1), int64_t(-1), S / 2, S - 1, S + 1})
+      Out.push_back(Value::ofBits(T, uint64_t(C)));
+    for (int P = 1; P < 12; ++P) // small powers of two and their neighbours
+      Out.push_back(Value::ofBits(T, uint64_t(1) << P));
+  }
+  return Out;
+}
+
+bool holdsAsIs(const Expr *Violation, Env &Inputs) {
+  Env Recorded;
+  auto Supply = [&](const std::string &Buffer, uint64_t Index, Type T) {
+    Value Zero = Value::ofBits(T, 0);
+    Recorded.setRead(Buffer, Index, Zero);
+    return Zero;
+  };
+  try {
+    Interpreter I(Inputs, Supply);
+    if (!I.eval(Violation).isTrue())
+      return false;
+  } catch (const EvalError &) {
+    return false;
+  }
+  for (const auto &[Key, V] : Recorded.reads()) // make unset reads explicit
+    Inputs.setRead(Key.first, Key.second, V);
+  return true;
+}
+
+/// Whether the violation holds, after placing each hint symbol on one of its
+/// candidates (the first that works).
+bool holds(const Expr *Violation, Env &Inputs,
+           const std::vector<FalsifyOptions::IndexHint> &Hints) {
+  if (Hints.empty())
+    return holdsAsIs(Violation, Inputs);
+  const FalsifyOptions::IndexHint &H = Hints.front();
+  std::vector<FalsifyOptions::IndexHint> Rest(Hints.begin() + 1, Hints.end());
+  for (const Expr *Candidate : H.Candidates) {
+    Env Trial = Inputs;
+    try {
+      Trial.setSymbol(H.Symbol->name(), Interpreter(Trial).eval(Candidate));
+    } catch (const EvalError &) {
+      continue;
+    }
+    if (holds(Violation, Trial, Rest)) {
+      Inputs = Trial;
+      return true;
+    }
+  }
+  return holdsAsIs(Violation, Inputs);
+}
+
+} // namespace
+
+Env shrink(const Expr *Violation, const Env &Failing,
+           const std::vector<FalsifyOptions::IndexHint> &Hints) {
+  Env Best = Failing;
+  if (!holds(Violation, Best, Hints))
+    return Failing;
+  auto IsHint = [&](const std::string &Name) {
+    for (const FalsifyOptions::IndexHint &H : Hints)
+      if (H.Symbol->name() == Name)
+        return true;
+    return false;
+  };
+  for (int Pass = 0; Pass < 200; ++Pass) {
+    bool Changed = false;
+    const Env Snapshot = Best;
+    for (const auto &[Name, V] : Snapshot.symbols())
+      for (const Value &Candidate : simplerValues(V)) {
+        if (IsHint(Name))
+          break;
+        if (Candidate.sameAs(V) || Candidate.Bits == V.Bits)
+          continue;
+        // Accept only values that are no larger than the current one.
+        bool Smaller = V.Ty.isFloat()
+                           ? std::fabs(Candidate.asDouble()) <= std::fabs(V.asDouble()) ||
+                                 !std::isfinite(V.asDouble())
+                           : std::llabs(Candidate.asSigned()) < std::llabs(V.asSigned()) ||
+                                 (std::llabs(Candidate.asSigned()) == std::llabs(V.asSigned()) &&
+                                  Candidate.asSigned() > V.asSigned());
+        if (!Smaller)
+          continue;
+        Env Trial = Best;
+        Trial.setSymbol(Name, Candidate);
+        if (holds(Violation, Trial, Hints)) {
+          Best = Trial;
+          Changed = true;
+          break;
+        }
+      }
+    const Env ReadSnapshot = Best;
+    for (const auto &[Key, V] : ReadSnapshot.reads())
+      for (const Value &Candidate : simplerValues(V)) {
+        if (Candidate.Bits == V.Bits)
+          continue;
+        bool Smaller = V.Ty.isFloat()
+                           ? std::fabs(Candidate.asDouble()) < std::fabs(V.asDouble()) ||
+                                 !std::isfinite(V.asDouble())
+                           : std::llabs(Candidate.asSigned()) < std::llabs(V.asSigned());
+        if (!Smaller)
+          continue;
+        Env Trial = Best;
+        Trial.setRead(Key.first, Key.second, Candidate);
+        if (holds(Violation, Trial, Hints)) {
+          Best = Trial;
+          Changed = true;
+          break;
+        }
+      }
+    if (!Changed)
+      break;
+  }
+  return Best;
+}
+
+} // namespace stagecheck::stages

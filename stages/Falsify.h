@@ -1,0 +1,47 @@
+//===- Falsify.h - Cheap counterexamples before the solver ------*- C++ -*-===//
+//
+// Many wrong kernels are wrong almost everywhere. Before a query goes to the
+// solver, a few hundred inputs drawn from the values that break kernels
+// (zeros, ones, signs, infinities, NaNs, subnormals, extremes) run through
+// the interpreter; one that makes the violation true is a counterexample by
+// the interpreter's own semantics. Finding none proves nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_STAGES_FALSIFY_H
+#define STAGECHECK_STAGES_FALSIFY_H
+
+#include "ir/Expr.h"
+#include "ir/Interpreter.h"
+
+#include <optional>
+#include <vector>
+
+namespace stagecheck::stages {
+
+struct FalsifyOptions {
+  unsigned Trials = 256;
+  uint64_t Seed = 1;
+  /// Symbols that name an element of a buffer: each trial sets the symbol
+  /// to one of these index expressions (evaluated on the trial's inputs),
+  /// so trials look where writes happen.
+  struct IndexHint {
+    const ir::Expr *Symbol;
+    std::vector<const ir::Expr *> Candidates;
+  };
+  std::vector<IndexHint> Hints;
+};
+
+/// An input under which Violation holds, if random testing finds one.
+std::optional<ir::Env> falsify(const ir::Expr *Violation,
+                               const FalsifyOptions &O);
+
+/// A smaller input under which Violation still holds: each symbol and each
+/// buffer element is pulled toward 0, 1 and short values while the
+/// violation stays true, so reports show small, stable numbers.
+/// Hint symbols are not shrunk: they follow their candidates.
+ir::Env shrink(const ir::Expr *Violation, const ir::Env &Failing,
+               const std::vector<FalsifyOptions::IndexHint> &Hints = {});
+
+} // namespace stagecheck::stages
+
+#endif

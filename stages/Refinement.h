@@ -1,0 +1,82 @@
+//===- Refinement.h - Is one kernel's effect the other's? -------*- C++ -*-===//
+//
+// The check shared by every stage pair once both sides are lifted to effects.
+// It is a fixed, ordered list of named queries; the first that fails decides:
+//
+//  1. "target defined where source is": some input makes the target undefined
+//     (out-of-bounds access, division by zero...) while the source is defined.
+//  2. per buffer, "elements written to B": the set of written indices
+//     differs (a missing or an extra write).
+//  3. per buffer, "values written to B": at some index both write, the final
+//     values differ (bit-exact in IEEE mode: all NaNs equal, -0 != +0), or
+//     the target's value is poison where the source's is not.
+//  4. "atomics": the atomic operations differ in guard, place, kind or value.
+//
+// Writes to a buffer are compared as the buffer's final content: for a fresh
+// index i, the last write whose guard holds and whose index is i. Nothing is
+// assumed when the source is undefined.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_STAGES_REFINEMENT_H
+#define STAGECHECK_STAGES_REFINEMENT_H
+
+#include "ir/Effects.h"
+#include "ir/Interpreter.h"
+#include "smt/Solver.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stagecheck::stages {
+
+enum class Verdict { Proved, ProvedWithinTolerance, Counterexample, Unknown, Error };
+const char *spelling(Verdict V);
+/// Process exit code for a verdict: 0 proved, 1 counterexample, 2 unknown,
+/// 3 input error.
+int exitCode(Verdict V);
+/// The worse of two verdicts (error > counterexample > unknown > proved).
+Verdict worst(Verdict A, Verdict B);
+
+struct QueryReport {
+  std::string Name;
+  smt::Outcome Outcome;
+  std::string Reason;
+  double Seconds = 0;
+  std::string DumpedTo;
+};
+
+/// A confirmed counterexample: concrete inputs, and where the sides part.
+struct Counterexample {
+  std::string Query;
+  ir::Env Inputs;
+  std::string Buffer;                // empty for definedness
+  std::optional<uint64_t> Index;     // the element that differs
+  std::optional<ir::Value> Source, Target; // final values (nullopt: unwritten)
+  bool SourcePoison = false, TargetPoison = false;
+  ir::Origin SourceOrigin, TargetOrigin;   // the writes that produced them
+  std::string Explanation;           // one line
+};
+
+struct PairResult {
+  Verdict Kind = Verdict::Unknown;
+  std::string Reason; // for unknown/error
+  smt::Mode Arithmetic = smt::Mode::IEEE;
+  std::string Bound = "none"; // the bound a proof used, "none" if unbounded
+  std::vector<std::string> Relaxations;
+  std::vector<QueryReport> Queries;
+  std::optional<Counterexample> Cex;
+  double Seconds = 0;
+};
+
+struct CheckOptions {
+  smt::Mode Arithmetic = smt::Mode::IEEE;
+  smt::SolverOptions Solver;
+};
+
+PairResult checkRefinement(ir::Context &C, const ir::Effects &Source,
+                           const ir::Effects &Target, const CheckOptions &O);
+
+} // namespace stagecheck::stages
+
+#endif

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The command line as a user meets it: help, version, exit codes, and a
+# one-line error with exit code 3 for every kind of bad input.
+set -u
+stagecheck=$1
+tests=$2
+sir=$tests/stages/sir
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+expect() { # expect CODE PATTERN -- command...
+  local code=$1 pattern=$2
+  shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [[ $got -ne $code ]]; then
+    echo "FAIL: exit $got, wanted $code: $*"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1)); return
+  fi
+  if ! grep -q -- "$pattern" "$tmp/out" "$tmp/err"; then
+    echo "FAIL: no '$pattern' in output of: $*"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1)); return
+  fi
+  if [[ $code -eq 3 && $(wc -l <"$tmp/err") -ne 1 ]]; then
+    echo "FAIL: error is not one line: $*"; cat "$tmp/err"; fails=$((fails + 1))
+  fi
+}
+
+expect 0 "usage: stagecheck" -- "$stagecheck" --help
+expect 0 "Z3 4" -- "$stagecheck" --version
+expect 0 "SOURCE TARGET" -- "$stagecheck" check --help
+expect 3 "unknown command 'frobnicate'" -- "$stagecheck" frobnicate
+expect 3 "frobnicate.*does not exist" -- "$stagecheck" check --frobnicate "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+expect 3 "cannot read '$tmp/missing.sir'" -- "$stagecheck" check "$tmp/missing.sir" "$sir/assoc.tgt.sir"
+expect 3 "needs two files" -- "$stagecheck" check "$sir/assoc.src.sir"
+expect 3 "unknown --mode 'exact'" -- "$stagecheck" check --mode exact "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+printf 'buffer o : f32\nwrite o[0:i64] = %%nope\n' >"$tmp/bad.sir"
+expect 3 "$tmp/bad.sir:2:18: use of undefined value %nope" -- "$stagecheck" check "$tmp/bad.sir" "$sir/assoc.tgt.sir"
+head -c 60 "$sir/assoc.src.sir" >"$tmp/truncated.sir"
+expect 3 "truncated.sir:" -- "$stagecheck" check "$tmp/truncated.sir" "$sir/assoc.tgt.sir"
+
+expect 0 "verdict: proved" -- "$stagecheck" check --mode real "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+expect 1 "verdict: counterexample" -- "$stagecheck" check "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+expect 1 "source  out\[0\]" -- "$stagecheck" check "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+expect 2 "timeout" -- "$stagecheck" check --timeout-ms 1 "$sir/commute.src.sir" "$sir/commute.tgt.sir"
+expect 1 "counterexample" -- "$stagecheck" check --json "$tmp/r.json" "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+grep -q '"verdict": "counterexample"' "$tmp/r.json" || { echo "FAIL: json verdict"; fails=$((fails + 1)); }
+expect 3 "cannot write" -- "$stagecheck" check --json /nonexistent/dir/r.json "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+
+if [[ $fails -ne 0 ]]; then echo "$fails CLI test(s) failed"; exit 1; fi
+echo "all CLI tests passed"

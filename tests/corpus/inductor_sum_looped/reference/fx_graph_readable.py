@@ -1,0 +1,5 @@
+class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[4, 8192]"):
+        # File: /work/main/tests/corpus/src/inductor_sum_looped.py:11 in forward, code: return torch.sum(x, dim=-1)
+        sum_1: "f32[4]" = torch.ops.aten.sum.dim_IntList(arg0_1, [-1]);  arg0_1 = None
+        return (sum_1,)

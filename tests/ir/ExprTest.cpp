@@ -1,0 +1,137 @@
+#include "ir/Expr.h"
+#include "ir/Interpreter.h"
+
+#include <gtest/gtest.h>
+
+using namespace stagecheck::ir;
+
+TEST(HashConsing, CommutativeOperandsShareOneNode) {
+  Context C;
+  const Expr *A = C.symbol("a", Type::i(32));
+  const Expr *B = C.symbol("b", Type::i(32));
+  EXPECT_EQ(C.add(A, B), C.add(B, A));
+  EXPECT_EQ(C.mul(A, B), C.mul(B, A));
+  const Expr *X = C.symbol("x", Type::f32());
+  const Expr *Y = C.symbol("y", Type::f32());
+  EXPECT_EQ(C.floatBinary(Op::FAdd, X, Y), C.floatBinary(Op::FAdd, Y, X));
+  // Not commutative: operand order is kept.
+  EXPECT_NE(C.sub(A, B), C.sub(B, A));
+  EXPECT_NE(C.floatBinary(Op::FSub, X, Y), C.floatBinary(Op::FSub, Y, X));
+}
+
+TEST(HashConsing, SameConstructionSameNode) {
+  Context C;
+  const Expr *A = C.symbol("a", Type::i(8));
+  size_t Before = C.numNodes();
+  const Expr *E1 = C.icmp(ICmpPredicate::Slt, A, C.intConst(Type::i(8), 3));
+  const Expr *E2 = C.icmp(ICmpPredicate::Slt, A, C.intConst(Type::i(8), 3));
+  EXPECT_EQ(E1, E2);
+  EXPECT_EQ(C.numNodes(), Before + 2); // the constant and the compare
+  // Same name and type: the same symbol; fresh symbols are always new.
+  EXPECT_EQ(C.symbol("a", Type::i(8)), A);
+  EXPECT_NE(C.fresh("a", Type::i(8)), C.fresh("a", Type::i(8)));
+  // Attributes distinguish nodes.
+  const Expr *X = C.symbol("x", Type::f32());
+  EXPECT_NE(C.floatBinary(Op::FAdd, X, X, RoundingMode::NearestEven),
+            C.floatBinary(Op::FAdd, X, X, RoundingMode::TowardZero));
+}
+
+TEST(Folding, ConstantsFoldThroughTheInterpreter) {
+  Context C;
+  Type I8 = Type::i(8);
+  EXPECT_EQ(C.add(C.intConst(I8, 100), C.intConst(I8, 100)),
+            C.intConst(I8, -56)); // wraps
+  EXPECT_EQ(C.binary(Op::UDiv, C.intConst(I8, 7), C.intConst(I8, 0)),
+            C.intConst(I8, -1)); // SMT-LIB: all ones
+  const Expr *Sum = C.floatBinary(Op::FAdd, C.floatConst(Type::f32(), 0.1),
+                                  C.floatConst(Type::f32(), 0.2));
+  ASSERT_TRUE(Sum->isConst());
+  EXPECT_EQ(Sum->constBits(), 0x3e99999aull); // 0.1f + 0.2f in f32
+  EXPECT_TRUE(C.fcmp(FCmpPredicate::Olt, C.floatConst(Type::f32(), 1.0),
+                     C.floatConst(Type::f32(), 2.0))
+                  ->isTrue());
+}
+
+TEST(Folding, IntegerIdentities) {
+  Context C;
+  Type T = Type::i(32);
+  const Expr *A = C.symbol("a", T);
+  const Expr *Zero = C.intConst(T, 0), *One = C.intConst(T, 1);
+  EXPECT_EQ(C.add(A, Zero), A);
+  EXPECT_EQ(C.mul(A, One), A);
+  EXPECT_EQ(C.mul(A, Zero), Zero);
+  EXPECT_EQ(C.sub(A, A), Zero);
+  EXPECT_EQ(C.xorOf(A, A), Zero);
+  EXPECT_EQ(C.andOf(A, C.intConst(T, -1)), A);
+  EXPECT_EQ(C.notOf(C.notOf(A)), A);
+  EXPECT_TRUE(C.eq(A, A)->isTrue());
+  const Expr *P = C.symbol("p", Type::boolean());
+  EXPECT_EQ(C.select(C.trueExpr(), A, Zero), A);
+  EXPECT_EQ(C.select(P, A, A), A);
+  EXPECT_EQ(C.select(P, C.trueExpr(), C.falseExpr()), P);
+  EXPECT_EQ(C.cast(Op::ZExt, A, T), A);
+}
+
+TEST(Folding, FloatsFoldOnlyWhenConstant) {
+  Context C;
+  const Expr *X = C.symbol("x", Type::f32());
+  const Expr *Zero = C.floatConst(Type::f32(), 0.0);
+  // x + 0.0 is not x: (-0) + (+0) = +0.
+  EXPECT_NE(C.floatBinary(Op::FAdd, X, Zero), X);
+}
+
+TEST(Typing, IllTypedConstructionsThrow) {
+  Context C;
+  const Expr *A = C.symbol("a", Type::i(32));
+  const Expr *B = C.symbol("b", Type::i(16));
+  const Expr *X = C.symbol("x", Type::f32());
+  EXPECT_THROW(C.add(A, B), IRError);
+  EXPECT_THROW(C.add(A, X), IRError);
+  EXPECT_THROW(C.floatBinary(Op::FAdd, A, A), IRError);
+  EXPECT_THROW(C.cast(Op::ZExt, A, Type::i(16)), IRError);
+  EXPECT_THROW(C.cast(Op::Bitcast, X, Type::i(16)), IRError);
+  EXPECT_THROW(C.select(A, A, A), IRError);
+  const Expr *Args[] = {X};
+  EXPECT_THROW(C.call("no_such_function", Type::f32(), Args), IRError);
+  EXPECT_THROW(C.floatBinary(Op::FAdd, X, X, RoundingMode::NearestAway), IRError);
+  EXPECT_THROW(C.read("buf", Type::f32(), A), IRError); // index must be i64
+}
+
+TEST(Interpreter, EvaluatesDagsWithSharedNodesOnce) {
+  Context C;
+  Type T = Type::i(32);
+  const Expr *A = C.symbol("a", T);
+  const Expr *E = A;
+  for (int I = 0; I < 10000; ++I) // deep chains must not overflow the stack
+    E = C.add(C.mul(E, C.intConst(T, 3)), A);
+  Env Env;
+  Env.setSymbol("a", Value::ofBits(T, 1));
+  Interpreter In(Env);
+  uint64_t Expected = 1;
+  for (int I = 0; I < 10000; ++I)
+    Expected = uint32_t(Expected * 3 + 1);
+  EXPECT_EQ(In.eval(E).Bits, Expected);
+}
+
+TEST(Interpreter, MissingSymbolIsAnError) {
+  Context C;
+  Env Empty;
+  Interpreter In(Empty);
+  EXPECT_THROW(In.eval(C.symbol("nobody", Type::i(32))), EvalError);
+}
+
+TEST(Interpreter, ReadsAndCallsComeFromTheEnvironment) {
+  Context C;
+  const Expr *I = C.symbol("i", Type::i(64));
+  const Expr *R = C.read("x", Type::f32(), I);
+  const Expr *Args[] = {R};
+  const Expr *E = C.call("exp", Type::f32(), Args);
+  Env Env;
+  Env.setSymbol("i", Value::ofBits(Type::i(64), 5));
+  Env.setRead("x", 5, Value::ofDouble(Type::f32(), 2.0));
+  Env.setCall("exp", {Value::ofDouble(Type::f32(), 2.0)},
+              Value::ofDouble(Type::f32(), 7.0));
+  Interpreter In(Env);
+  EXPECT_EQ(In.eval(E).asDouble(), 7.0);
+  EXPECT_FALSE(In.usedHostFallback());
+}

@@ -1,0 +1,93 @@
+// Spot checks of the IEEE core against values worked out by hand and against
+// the host's f32 arithmetic; tests/smt/AgreementTest.cpp holds the whole op
+// set against Z3's independent implementation.
+#include "ir/FloatOps.h"
+#include "ir/Interpreter.h"
+
+#include <bit>
+#include <cfenv>
+#include <gtest/gtest.h>
+#include <random>
+
+using namespace stagecheck::ir;
+
+static const FloatFormat F16{5, 10}, BF16{8, 7}, F32{8, 23};
+
+TEST(FloatOps, HalfPrecisionRounding) {
+  // 1 + 2^-11 is halfway between 1 and the next f16: ties to even gives 1.
+  uint64_t One = 0x3c00;
+  uint64_t HalfUlp = fp::fromDouble(std::ldexp(1.0, -11), F16, RoundingMode::NearestEven);
+  EXPECT_EQ(fp::add(One, HalfUlp, F16, RoundingMode::NearestEven), 0x3c00u);
+  EXPECT_EQ(fp::add(One, HalfUlp, F16, RoundingMode::Up), 0x3c01u);
+  EXPECT_EQ(fp::add(One, HalfUlp, F16, RoundingMode::TowardZero), 0x3c00u);
+  // 65504 is the largest f16; 65520 rounds to inf to nearest, stays in RTZ.
+  uint64_t Max = 0x7bff;
+  uint64_t Sixteen = fp::fromDouble(16.0, F16, RoundingMode::NearestEven);
+  EXPECT_EQ(fp::add(Max, Sixteen, F16, RoundingMode::NearestEven), 0x7c00u);
+  EXPECT_EQ(fp::add(Max, Sixteen, F16, RoundingMode::TowardZero), 0x7bffu);
+}
+
+TEST(FloatOps, ExactZeroSumSignDependsOnMode) {
+  uint64_t One = 0x3f800000, MinusOne = 0xbf800000;
+  EXPECT_EQ(fp::add(One, MinusOne, F32, RoundingMode::NearestEven), 0u);
+  EXPECT_EQ(fp::add(One, MinusOne, F32, RoundingMode::Down), 0x80000000u);
+}
+
+TEST(FloatOps, SubnormalsAndBFloat16) {
+  // Smallest bf16 subnormal halved rounds to zero (tie, even) or up.
+  uint64_t Tiny = 0x0001;
+  uint64_t Half = fp::fromDouble(0.5, BF16, RoundingMode::NearestEven);
+  EXPECT_EQ(fp::mul(Tiny, Half, BF16, RoundingMode::NearestEven), 0u);
+  EXPECT_EQ(fp::mul(Tiny, Half, BF16, RoundingMode::Up), 1u);
+  EXPECT_EQ(fp::flushSubnormal(Tiny, BF16), 0u);
+  EXPECT_EQ(fp::flushSubnormal(0x8001, BF16), 0x8000u);
+}
+
+TEST(FloatOps, MinMaxFlavours) {
+  uint64_t NaN = fp::canonicalNaN(F32), One = 0x3f800000;
+  uint64_t PlusZero = 0, MinusZero = 0x80000000;
+  EXPECT_EQ(fp::minMax(Op::FMinNum, NaN, One, F32), One);
+  EXPECT_EQ(fp::minMax(Op::FMinimum, NaN, One, F32), NaN);
+  EXPECT_EQ(fp::minMax(Op::FMinNum, PlusZero, MinusZero, F32), MinusZero);
+  EXPECT_EQ(fp::minMax(Op::FMaxNum, MinusZero, PlusZero, F32), PlusZero);
+  EXPECT_EQ(fp::minMax(Op::FMaximum, MinusZero, PlusZero, F32), PlusZero);
+}
+
+TEST(FloatOps, ConversionsSaturateAndMapNaNToZero) {
+  uint64_t Big = fp::fromDouble(1e10, F32, RoundingMode::NearestEven);
+  EXPECT_EQ(fp::toInt(Big, F32, 32, true, RoundingMode::TowardZero), 0x7fffffffu);
+  uint64_t MinusBig = fp::fromDouble(-1e10, F32, RoundingMode::NearestEven);
+  EXPECT_EQ(fp::toInt(MinusBig, F32, 32, true, RoundingMode::TowardZero), 0x80000000u);
+  EXPECT_EQ(fp::toInt(MinusBig, F32, 32, false, RoundingMode::TowardZero), 0u);
+  EXPECT_EQ(fp::toInt(fp::canonicalNaN(F32), F32, 32, true, RoundingMode::TowardZero), 0u);
+  uint64_t TwoPointFive = fp::fromDouble(2.5, F32, RoundingMode::NearestEven);
+  EXPECT_EQ(fp::toInt(TwoPointFive, F32, 32, true, RoundingMode::NearestEven), 2u);
+  EXPECT_EQ(fp::toInt(TwoPointFive, F32, 32, true, RoundingMode::NearestAway), 3u);
+  // 2^24 + 1 is not an f32: to nearest even gives 2^24.
+  EXPECT_EQ(fp::fromInt((1u << 24) + 1, 32, true, F32, RoundingMode::NearestEven),
+            0x4b800000u);
+  EXPECT_EQ(fp::fromInt((1u << 24) + 1, 32, true, F32, RoundingMode::Up),
+            0x4b800001u);
+}
+
+TEST(FloatOps, AgreesWithHostSinglePrecisionInEveryMode) {
+  std::mt19937 Rng(7);
+  const int Modes[] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
+  const RoundingMode Ours[] = {RoundingMode::NearestEven, RoundingMode::TowardZero,
+                               RoundingMode::Up, RoundingMode::Down};
+  for (int M = 0; M < 4; ++M)
+    for (int I = 0; I < 20000; ++I) {
+      uint32_t A = Rng(), B = Rng();
+      volatile float X = std::bit_cast<float>(A), Y = std::bit_cast<float>(B);
+      std::fesetround(Modes[M]);
+      volatile float Sum = X + Y, Prod = X * Y, Quot = X / Y;
+      std::fesetround(FE_TONEAREST);
+      auto Same = [&](float Host, uint64_t Mine) {
+        Value H{Type::f32(), std::bit_cast<uint32_t>(Host)};
+        return H.sameAs(Value{Type::f32(), Mine});
+      };
+      ASSERT_TRUE(Same(Sum, fp::add(A, B, F32, Ours[M]))) << A << " + " << B;
+      ASSERT_TRUE(Same(Prod, fp::mul(A, B, F32, Ours[M]))) << A << " * " << B;
+      ASSERT_TRUE(Same(Quot, fp::div(A, B, F32, Ours[M]))) << A << " / " << B;
+    }
+}

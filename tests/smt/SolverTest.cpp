@@ -1,0 +1,127 @@
+#include "ir/Interpreter.h"
+#include "smt/Solver.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace stagecheck;
+using namespace stagecheck::ir;
+
+namespace {
+
+/// (a + b) + c != a + (b + c) over f32 symbols.
+const Expr *associativityViolation(Context &C) {
+  const Expr *A = C.symbol("a", Type::f32());
+  const Expr *B = C.symbol("b", Type::f32());
+  const Expr *Cc = C.symbol("c", Type::f32());
+  const Expr *Left = C.floatBinary(Op::FAdd, C.floatBinary(Op::FAdd, A, B), Cc);
+  const Expr *Right = C.floatBinary(Op::FAdd, A, C.floatBinary(Op::FAdd, B, Cc));
+  return C.fcmp(FCmpPredicate::One, Left, Right);
+}
+
+TEST(Solver, RealProvesWhatIeeeRefutes) {
+  Context C;
+  const Expr *Violation = associativityViolation(C);
+  smt::SolverOptions O;
+  smt::QueryResult Real =
+      smt::solve({"associativity", Violation, {}, smt::Mode::Real}, O);
+  EXPECT_EQ(Real.Kind, smt::Outcome::Proved) << Real.Reason;
+  smt::QueryResult Ieee =
+      smt::solve({"associativity", Violation, {}, smt::Mode::IEEE}, O);
+  ASSERT_EQ(Ieee.Kind, smt::Outcome::Counterexample) << Ieee.Reason;
+  // The interpreter confirms the model: the two sums really differ.
+  Interpreter I(Ieee.Model);
+  EXPECT_TRUE(I.eval(Violation).isTrue());
+  EXPECT_EQ(Ieee.Model.symbols().size(), 3u);
+}
+
+TEST(Solver, HardQueryTimesOutWithinItsLimitPlusOneSecond) {
+  // Factor a 64-bit semiprime by bit-blasting: far beyond a second.
+  Context C;
+  Type T = Type::i(64);
+  const Expr *X = C.symbol("x", T), *Y = C.symbol("y", T);
+  const uint64_t P = 4294967291ull, Q = 4294967279ull;
+  const Expr *Product = C.mul(X, Y);
+  const Expr *Factors =
+      C.andOf(C.eq(Product, C.constant(T, P * Q)),
+              C.andOf(C.icmp(ICmpPredicate::Ugt, X, C.constant(T, 1)),
+                      C.icmp(ICmpPredicate::Ugt, Y, C.constant(T, 1))));
+  const Expr *Small = C.andOf(C.icmp(ICmpPredicate::Ult, X, C.constant(T, 1ull << 32)),
+                              C.icmp(ICmpPredicate::Ult, Y, C.constant(T, 1ull << 32)));
+  smt::SolverOptions O;
+  O.TimeoutMs = 1000;
+  auto Start = std::chrono::steady_clock::now();
+  smt::QueryResult R = smt::solve({"factor", C.andOf(Factors, Small), {}, smt::Mode::IEEE}, O);
+  double Elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  EXPECT_EQ(R.Kind, smt::Outcome::Unknown);
+  EXPECT_NE(R.Reason.find("timeout"), std::string::npos) << R.Reason;
+  EXPECT_LT(Elapsed, 2.0);
+}
+
+TEST(Solver, UnsupportedInRealModeIsUnknownWithAReason) {
+  Context C;
+  const Expr *X = C.symbol("x", Type::f32());
+  const Expr *Bits = C.cast(Op::Bitcast, X, Type::i(32));
+  const Expr *V = C.eq(Bits, C.constant(Type::i(32), 7));
+  smt::QueryResult R = smt::solve({"bitcast", V, {}, smt::Mode::Real}, {});
+  EXPECT_EQ(R.Kind, smt::Outcome::Unknown);
+  EXPECT_NE(R.Reason.find("bitcast"), std::string::npos) << R.Reason;
+}
+
+TEST(Solver, ModelsCoverReadsAndCalls) {
+  Context C;
+  const Expr *I = C.symbol("i", Type::i(64));
+  const Expr *R = C.read("x", Type::f32(), I);
+  const Expr *Args[] = {R};
+  const Expr *E = C.call("exp", Type::f32(), Args);
+  // exp(x[i]) > 100 with x[i] < 1 and i = 3: only an uninterpreted exp allows it.
+  const Expr *V = C.andOf(
+      C.fcmp(FCmpPredicate::Ogt, E, C.floatConst(Type::f32(), 100.0)),
+      C.andOf(C.fcmp(FCmpPredicate::Olt, R, C.floatConst(Type::f32(), 1.0)),
+              C.eq(I, C.constant(Type::i(64), 3))));
+  smt::QueryResult Res = smt::solve({"reads and calls", V, {}, smt::Mode::IEEE}, {});
+  ASSERT_EQ(Res.Kind, smt::Outcome::Counterexample) << Res.Reason;
+  EXPECT_NE(Res.Model.read("x", 3), nullptr);
+  ASSERT_EQ(Res.Model.calls().size(), 1u);
+  Interpreter In(Res.Model);
+  EXPECT_TRUE(In.eval(V).isTrue());
+  EXPECT_FALSE(In.usedHostFallback());
+}
+
+TEST(Solver, QueriesCanBeDumpedAsSmtLib) {
+  Context C;
+  std::filesystem::path Dir =
+      std::filesystem::temp_directory_path() / "stagecheck-dump-test";
+  std::filesystem::remove_all(Dir);
+  std::filesystem::create_directories(Dir);
+  smt::SolverOptions O;
+  O.DumpDir = Dir.string();
+  smt::QueryResult R = smt::solve(
+      {"associativity", associativityViolation(C), {}, smt::Mode::IEEE}, O);
+  ASSERT_FALSE(R.DumpedTo.empty());
+  std::ifstream In(R.DumpedTo);
+  std::string Text((std::istreambuf_iterator<char>(In)), {});
+  EXPECT_NE(Text.find("(check-sat)"), std::string::npos);
+  EXPECT_NE(Text.find("fp.add"), std::string::npos);
+  EXPECT_EQ(smt::toSMTLib({"associativity", associativityViolation(C), {},
+                           smt::Mode::IEEE})
+                .find("(declare-fun a () (_ FloatingPoint 8 24))") == std::string::npos,
+            false);
+  // A second solver, when installed, agrees with the dumped query.
+  if (std::system("command -v cvc5 >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "cvc5 not installed";
+  std::string Cmd = "cvc5 --lang smt2 " + R.DumpedTo + " 2>/dev/null";
+  FILE *Pipe = popen(Cmd.c_str(), "r");
+  ASSERT_NE(Pipe, nullptr);
+  char Buf[256] = {0};
+  std::string Out;
+  while (fgets(Buf, sizeof Buf, Pipe))
+    Out += Buf;
+  pclose(Pipe);
+  EXPECT_EQ(Out.substr(0, 3), "sat") << Out;
+}
+
+} // namespace

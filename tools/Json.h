@@ -1,0 +1,21 @@
+//===- Json.h - Machine-readable results ------------------------*- C++ -*-===//
+#ifndef STAGECHECK_TOOLS_JSON_H
+#define STAGECHECK_TOOLS_JSON_H
+
+#include "stages/Refinement.h"
+
+#include <llvm/Support/JSON.h>
+#include <string>
+
+namespace stagecheck::tools {
+
+llvm::json::Value pairToJson(const stages::PairResult &R);
+llvm::json::Value checkToJson(const std::string &Source,
+                              const std::string &Target,
+                              const stages::PairResult &R);
+/// Writes V to Path; throws std::runtime_error when the file cannot be written.
+void writeJson(const std::string &Path, const llvm::json::Value &V);
+
+} // namespace stagecheck::tools
+
+#endif

@@ -1,0 +1,187 @@
+//===- stagecheck.cpp - The command line ----------------------------------===//
+//
+// stagecheck SUBCOMMAND [options]. Exit codes: 0 all proved, 1 a
+// counterexample, 2 inconclusive, 3 input error.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Text.h"
+#include "smt/Solver.h"
+#include "stages/Refinement.h"
+#include "stages/Report.h"
+#include "stagecheck/Config.h"
+#include "tools/Json.h"
+
+#include <cerrno>
+#include <cstring>
+#include <cxxopts.hpp>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+using namespace stagecheck;
+
+namespace {
+
+constexpr int ExitInputError = 3;
+
+/// Bad input: one line on stderr, exit code 3.
+class InputError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+std::string readFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    throw InputError("cannot read '" + Path + "': " + std::strerror(errno));
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+void printVersion() {
+  std::cout << "stagecheck " << STAGECHECK_VERSION << "\n"
+            << "  LLVM " << STAGECHECK_LLVM_VERSION << ", Z3 "
+            << smt::solverVersion() << "\n"
+            << "  CUDA toolkit: "
+            << (STAGECHECK_HAVE_CUDA ? STAGECHECK_LIBDEVICE_PATH
+                                     : "not found (libdevice-based features "
+                                       "disabled)")
+            << "\n";
+}
+
+const char *TopHelp =
+    "stagecheck: proves that a GPU kernel keeps its meaning through every\n"
+    "stage of its compilation (FX -> TTIR -> TTGIR -> LLVM IR -> PTX).\n"
+    "\n"
+    "usage: stagecheck <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  check    check one stage file against another\n"
+    "\n"
+    "options:\n"
+    "  -h, --help     this help (stagecheck <command> --help for a command)\n"
+    "      --version  version and the dependencies found\n"
+    "\n"
+    "exit codes: 0 all proved, 1 a counterexample, 2 inconclusive, 3 input "
+    "error\n";
+
+void addSolverOptions(cxxopts::Options &O) {
+  O.add_options("solver")(
+      "timeout-ms", "wall-clock limit per query, enforced by killing the solver",
+      cxxopts::value<unsigned>()->default_value("20000"))(
+      "memory-mb", "memory limit per query",
+      cxxopts::value<unsigned>()->default_value("4096"))(
+      "dump-smt", "write every query as SMT-LIB into this directory",
+      cxxopts::value<std::string>());
+}
+
+smt::SolverOptions solverOptions(const cxxopts::ParseResult &P) {
+  smt::SolverOptions S;
+  S.TimeoutMs = P["timeout-ms"].as<unsigned>();
+  S.MemoryLimitMB = P["memory-mb"].as<unsigned>();
+  if (P.count("dump-smt"))
+    S.DumpDir = P["dump-smt"].as<std::string>();
+  return S;
+}
+
+cxxopts::ParseResult parseOrThrow(cxxopts::Options &O, int Argc, char **Argv) {
+  try {
+    return O.parse(Argc, Argv);
+  } catch (const cxxopts::exceptions::exception &E) {
+    throw InputError(E.what());
+  }
+}
+
+ir::Effects loadEffects(ir::Context &C, const std::string &Stage,
+                        const std::string &Path) {
+  if (Stage != "sir")
+    throw InputError("stage '" + Stage +
+                     "' is not supported by check yet (supported: sir)");
+  try {
+    return ir::parseEffects(C, readFile(Path), Path);
+  } catch (const ir::ParseError &E) {
+    throw InputError(E.what());
+  }
+}
+
+int runCheck(int Argc, char **Argv) {
+  cxxopts::Options O("stagecheck check",
+                     "Checks that the target stage file means what the source "
+                     "stage file means.");
+  O.add_options()("from", "stage of the source file (sir)",
+                  cxxopts::value<std::string>()->default_value("sir"))(
+      "to", "stage of the target file (sir)",
+      cxxopts::value<std::string>()->default_value("sir"))(
+      "mode", "arithmetic: ieee (bit-exact) or real (exact reals)",
+      cxxopts::value<std::string>()->default_value("ieee"))(
+      "json", "also write the result as JSON to this file",
+      cxxopts::value<std::string>())("h,help", "this help")(
+      "files", "SOURCE TARGET", cxxopts::value<std::vector<std::string>>());
+  addSolverOptions(O);
+  O.parse_positional({"files"});
+  O.positional_help("SOURCE TARGET");
+  cxxopts::ParseResult P = parseOrThrow(O, Argc, Argv);
+  if (P.count("help")) {
+    std::cout << O.help() << "\n";
+    return 0;
+  }
+  if (!P.count("files") || P["files"].as<std::vector<std::string>>().size() != 2)
+    throw InputError("check needs two files: SOURCE TARGET");
+  auto Files = P["files"].as<std::vector<std::string>>();
+  stages::CheckOptions Options;
+  if (!smt::parseMode(P["mode"].as<std::string>(), Options.Arithmetic))
+    throw InputError("unknown --mode '" + P["mode"].as<std::string>() +
+                     "' (ieee or real)");
+  Options.Solver = solverOptions(P);
+
+  ir::Context C;
+  ir::Effects Source = loadEffects(C, P["from"].as<std::string>(), Files[0]);
+  ir::Effects Target = loadEffects(C, P["to"].as<std::string>(), Files[1]);
+  stages::PairResult R = stages::checkRefinement(C, Source, Target, Options);
+
+  std::cout << "check " << Files[0] << " -> " << Files[1] << "   "
+            << smt::spelling(Options.Arithmetic) << " ("
+            << smt::meaning(Options.Arithmetic) << ")\n";
+  stages::printPairResult(std::cout, R);
+  int Exit = stages::exitCode(R.Kind);
+  std::cout << "verdict: " << stages::spelling(R.Kind) << "   (exit " << Exit
+            << ")\n";
+  if (P.count("json"))
+    tools::writeJson(P["json"].as<std::string>(),
+                     tools::checkToJson(Files[0], Files[1], R));
+  return Exit;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  try {
+    if (Argc < 2) {
+      std::cerr << TopHelp;
+      return ExitInputError;
+    }
+    std::string Command = Argv[1];
+    if (Command == "-h" || Command == "--help" || Command == "help") {
+      std::cout << TopHelp;
+      return 0;
+    }
+    if (Command == "--version" || Command == "version") {
+      printVersion();
+      return 0;
+    }
+    if (Command == "check")
+      return runCheck(Argc - 1, Argv + 1);
+    throw InputError("unknown command '" + Command +
+                     "' (try stagecheck --help)");
+  } catch (const InputError &E) {
+    std::cerr << "stagecheck: error: " << E.what() << "\n";
+    return ExitInputError;
+  } catch (const ir::IRError &E) {
+    std::cerr << "stagecheck: error: " << E.what() << "\n";
+    return ExitInputError;
+  } catch (const std::exception &E) {
+    std::cerr << "stagecheck: internal error: " << E.what() << "\n";
+    return ExitInputError;
+  }
+}
