@@ -34,11 +34,92 @@ const Buffer *Effects::buffer(const std::string &Name) const {
   return nullptr;
 }
 
-const Expr *Effects::undefinedCondition(Context &C) const {
+const Expr *Effects::undefinedCondition(Context &C,
+                                        uint64_t MaxInstances) const {
   const Expr *Any = C.falseExpr();
-  for (const UndefinedBehavior &U : Undefined)
-    Any = C.orOf(Any, U.Condition);
+  for (const UndefinedBehavior &U : Undefined) {
+    if (U.Bound.empty()) {
+      Any = C.orOf(Any, U.Condition);
+      continue;
+    }
+    bool Fits = forEachInstance(C, U.Bound, MaxInstances, [&](const auto &Map) {
+      Any = C.orOf(Any, substitute(C, U.Condition, Map));
+    });
+    if (!Fits)
+      throw IRError("undefined-behaviour condition '" + U.Reason +
+                    "' has more than " + std::to_string(MaxInstances) +
+                    " instances");
+  }
   return Any;
+}
+
+const Expr *substitute(Context &C, const Expr *Root,
+                       const std::unordered_map<const Expr *, const Expr *> &Map) {
+  if (Map.empty())
+    return Root;
+  std::unordered_map<const Expr *, const Expr *> Done;
+  const Expr *Roots[] = {Root};
+  for (const Expr *E : postOrder(Roots)) {
+    if (auto It = Map.find(E); It != Map.end()) {
+      Done[E] = It->second;
+      continue;
+    }
+    if (E->numOperands() == 0) {
+      Done[E] = E;
+      continue;
+    }
+    std::vector<const Expr *> Ops;
+    bool Changed = false;
+    for (const Expr *O : E->operands()) {
+      Ops.push_back(Done.at(O));
+      Changed |= Ops.back() != O;
+    }
+    if (!Changed) {
+      Done[E] = E;
+      continue;
+    }
+    if (E->op() == Op::Read)
+      Done[E] = C.read(E->name(), E->type(), Ops[0]);
+    else
+      Done[E] = C.make(E->op(), Ops, E->rawAttribute(), E->type(),
+                       E->op() == Op::Call ? std::string_view(E->name())
+                                           : std::string_view());
+  }
+  return Done.at(Root);
+}
+
+bool forEachInstance(
+    Context &C, const std::vector<BoundVariable> &Bound, uint64_t MaxInstances,
+    const std::function<void(const std::unordered_map<const Expr *, const Expr *> &)> &Visit) {
+  uint64_t Total = 1;
+  for (const BoundVariable &B : Bound) {
+    if (B.Extent == 0)
+      return true; // no instances at all
+    if (Total > MaxInstances / B.Extent)
+      return false;
+    Total *= B.Extent;
+  }
+  std::vector<uint64_t> Counter(Bound.size(), 0);
+  std::unordered_map<const Expr *, const Expr *> Map;
+  for (uint64_t N = 0; N < Total; ++N) {
+    for (size_t I = 0; I < Bound.size(); ++I)
+      Map[Bound[I].Symbol] = C.constant(Bound[I].Symbol->type(), Counter[I]);
+    Visit(Map);
+    for (size_t I = Bound.size(); I-- > 0;) { // row-major increment
+      if (++Counter[I] < Bound[I].Extent)
+        break;
+      Counter[I] = 0;
+    }
+  }
+  return true;
+}
+
+const Expr *inRange(Context &C, const std::vector<BoundVariable> &Bound) {
+  const Expr *All = C.trueExpr();
+  for (const BoundVariable &B : Bound)
+    All = C.andOf(All, C.icmp(ICmpPredicate::Ult, B.Symbol,
+                              C.constant(B.Symbol->type(), B.Extent)));
+  return All;
 }
 
 } // namespace stagecheck::ir

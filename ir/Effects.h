@@ -12,7 +12,9 @@
 
 #include "ir/Expr.h"
 
+#include <functional>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,15 @@ struct Buffer {
   std::optional<uint64_t> Size;
 };
 
+/// A variable that ranges over 0 <= Symbol < Extent (unsigned). A write or
+/// undefined-behaviour condition with bound variables stands for one
+/// instance per value of them: a tensor store over its elements, or the
+/// threads of a CTA.
+struct BoundVariable {
+  const Expr *Symbol; // an integer symbol
+  uint64_t Extent;
+};
+
 struct Write {
   const Expr *Guard;   // i1: the write happens
   std::string Buffer;
@@ -47,6 +58,7 @@ struct Write {
   const Expr *Value;   // the buffer's element type
   const Expr *Defined; // i1: the value is not poison
   Origin From;
+  std::vector<BoundVariable> Bound; // empty: a single write
 };
 
 enum class AtomicOp : uint8_t { Add, FAdd, Min, Max, UMin, UMax, And, Or, Xor, Exchange, CompareExchange };
@@ -67,6 +79,7 @@ struct UndefinedBehavior {
   const Expr *Condition; // i1: the kernel is undefined when this holds
   std::string Reason;
   Origin From;
+  std::vector<BoundVariable> Bound; // undefined if it holds for some instance
 };
 
 struct Effects {
@@ -76,9 +89,26 @@ struct Effects {
   std::vector<UndefinedBehavior> Undefined;
 
   const Buffer *buffer(const std::string &Name) const;
-  /// i1: some undefined-behaviour condition holds.
-  const Expr *undefinedCondition(Context &C) const;
+  /// i1: some undefined-behaviour condition holds. Bound variables are
+  /// expanded into a disjunction over their instances, so the result can be
+  /// negated without quantifiers; throws IRError past MaxInstances.
+  const Expr *undefinedCondition(Context &C, uint64_t MaxInstances = 1 << 16) const;
 };
+
+/// Replaces symbols (keys) by expressions throughout E, rebuilding through
+/// the factory so the result is folded and hash-consed.
+const Expr *substitute(Context &C, const Expr *E,
+                       const std::unordered_map<const Expr *, const Expr *> &Map);
+
+/// Every instance of a family: calls Visit once per assignment of the bound
+/// variables, in row-major order, with the substitution map for it. Returns
+/// false (and visits nothing) when there are more than MaxInstances.
+bool forEachInstance(
+    Context &C, const std::vector<BoundVariable> &Bound, uint64_t MaxInstances,
+    const std::function<void(const std::unordered_map<const Expr *, const Expr *> &)> &Visit);
+
+/// i1: 0 <= v < extent for every bound variable.
+const Expr *inRange(Context &C, const std::vector<BoundVariable> &Bound);
 
 } // namespace stagecheck::ir
 

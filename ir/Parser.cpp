@@ -367,7 +367,7 @@ private:
 
   void writeStmt() {
     const Buffer &B = bufferRef();
-    Write W{C.trueExpr(), B.Name, indexOperand(), nullptr, C.trueExpr(), {}};
+    Write W{C.trueExpr(), B.Name, indexOperand(), nullptr, C.trueExpr(), {}, {}};
     expectPunct("=");
     unsigned Col = peek().Column;
     W.Value = operand();
@@ -378,6 +378,7 @@ private:
       W.Guard = boolOperand("a guard");
     if (acceptWord("defined"))
       W.Defined = boolOperand("a definedness condition");
+    W.Bound = boundVariables();
     W.From = origin();
     expectEnd();
     Result.Writes.push_back(W);
@@ -405,11 +406,36 @@ private:
     Result.Atomics.push_back(A);
   }
 
+  /// "for %e < 1024, %f < 4": the variables a family ranges over.
+  std::vector<BoundVariable> boundVariables() {
+    std::vector<BoundVariable> Out;
+    if (!acceptWord("for"))
+      return Out;
+    do {
+      unsigned Col = peek().Column;
+      const Expr *S = operand();
+      if (S->op() != Op::Symbol || !S->type().isInt())
+        fail(Col, "a bound variable must be an integer symbol");
+      if (peek().K != Token::Word || peek().Text != "<")
+        fail("expected '<' and the extent");
+      next();
+      unsigned ExtentCol = peek().Column;
+      std::string N = expectWord("an extent");
+      char *End;
+      uint64_t Extent = std::strtoull(N.c_str(), &End, 10);
+      if (*End || N.empty())
+        fail(ExtentCol, "bad extent '" + N + "'");
+      Out.push_back({S, Extent});
+    } while (acceptPunct(","));
+    return Out;
+  }
+
   void ubStmt() {
-    UndefinedBehavior U{boolOperand("a condition"), "", {}};
+    UndefinedBehavior U{boolOperand("a condition"), "", {}, {}};
     if (peek().K != Token::String)
       fail("expected a quoted reason");
     U.Reason = next().Text;
+    U.Bound = boundVariables();
     U.From = origin();
     expectEnd();
     Result.Undefined.push_back(U);

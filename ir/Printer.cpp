@@ -113,6 +113,14 @@ public:
       define(E);
   }
 
+  std::string bound(const std::vector<BoundVariable> &Bound) {
+    std::string S;
+    for (size_t I = 0; I < Bound.size(); ++I)
+      S += (I ? ", " : " for ") + operand(Bound[I].Symbol) + " < " +
+           std::to_string(Bound[I].Extent);
+    return S;
+  }
+
   static std::string origin(const Origin &O) {
     std::string S;
     if (O.Loc.known())
@@ -139,7 +147,9 @@ void printEffects(std::ostream &OS, const Effects &E) {
   }
   Printer P(OS);
   for (const Write &W : E.Writes) {
-    const Expr *Roots[] = {W.Guard, W.Index, W.Value, W.Defined};
+    std::vector<const Expr *> Roots = {W.Guard, W.Index, W.Value, W.Defined};
+    for (const BoundVariable &B : W.Bound)
+      Roots.push_back(B.Symbol);
     P.defineAll(Roots);
     OS << "write " << W.Buffer << "[" << P.operand(W.Index)
        << "] = " << P.operand(W.Value);
@@ -147,7 +157,7 @@ void printEffects(std::ostream &OS, const Effects &E) {
       OS << " if " << P.operand(W.Guard);
     if (!W.Defined->isTrue())
       OS << " defined " << P.operand(W.Defined);
-    OS << Printer::origin(W.From) << "\n";
+    OS << P.bound(W.Bound) << Printer::origin(W.From) << "\n";
   }
   for (const Atomic &A : E.Atomics) {
     std::vector<const Expr *> Roots = {A.Guard, A.Index, A.Value};
@@ -163,10 +173,12 @@ void printEffects(std::ostream &OS, const Effects &E) {
     OS << Printer::origin(A.From) << "\n";
   }
   for (const UndefinedBehavior &U : E.Undefined) {
-    const Expr *Roots[] = {U.Condition};
+    std::vector<const Expr *> Roots = {U.Condition};
+    for (const BoundVariable &B : U.Bound)
+      Roots.push_back(B.Symbol);
     P.defineAll(Roots);
     OS << "ub " << P.operand(U.Condition) << " \"" << U.Reason << "\""
-       << Printer::origin(U.From) << "\n";
+       << P.bound(U.Bound) << Printer::origin(U.From) << "\n";
   }
 }
 

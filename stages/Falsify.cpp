@@ -15,6 +15,8 @@ class InputGenerator {
 public:
   explicit InputGenerator(uint64_t Seed) : Rng(Seed) {}
 
+  uint64_t below(uint64_t N) { return N ? Rng() % N : 0; }
+
   Value value(Type T) {
     if (T.isFloat())
       return {T, floatBits(T)};
@@ -81,6 +83,12 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
     Env Inputs;
     for (const Expr *S : Symbols)
       Inputs.setSymbol(S->name(), Gen.value(S->type()));
+    for (const BoundVariable &R : O.Ranges) // first, last, then anywhere
+      Inputs.setSymbol(R.Symbol->name(),
+                       Value::ofBits(R.Symbol->type(),
+                                     Trial == 0 ? 0
+                                     : Trial == 1 ? R.Extent - 1
+                                                  : Gen.below(R.Extent)));
     Env Recorded; // the reads the trial made, so the result replays exactly
     auto Supply = [&](const std::string &Buffer, uint64_t Index, Type T) {
       if (const Value *Known = Recorded.read(Buffer, Index))

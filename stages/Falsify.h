@@ -10,6 +10,7 @@
 #ifndef STAGECHECK_STAGES_FALSIFY_H
 #define STAGECHECK_STAGES_FALSIFY_H
 
+#include "ir/Effects.h"
 #include "ir/Expr.h"
 #include "ir/Interpreter.h"
 
@@ -29,6 +30,8 @@ struct FalsifyOptions {
     std::vector<const ir::Expr *> Candidates;
   };
   std::vector<IndexHint> Hints;
+  /// Symbols drawn from [0, Extent) (the bound variables of a family).
+  std::vector<ir::BoundVariable> Ranges;
 };
 
 /// An input under which Violation holds, if random testing finds one.

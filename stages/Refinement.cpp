@@ -69,13 +69,11 @@ struct FinalContent {
   const Expr *Defined; // i1: that value is not poison
 };
 
-FinalContent finalContent(Context &C, const Effects &E, const Buffer &B,
-                          const Expr *Index) {
+FinalContent finalContent(Context &C, const std::vector<Write> &Writes,
+                          const Buffer &B, const Expr *Index) {
   FinalContent F{C.falseExpr(), C.read(B.Name, B.Element, Index),
                  C.trueExpr()};
-  for (const Write &W : E.Writes) {
-    if (W.Buffer != B.Name)
-      continue;
+  for (const Write &W : Writes) {
     const Expr *Hits = C.andOf(W.Guard, C.eq(W.Index, Index));
     F.Written = C.orOf(F.Written, Hits);
     F.Value = C.select(Hits, W.Value, F.Value);
@@ -96,15 +94,42 @@ const Expr *differs(Context &C, const Expr *A, const Expr *B, smt::Mode M) {
                 C.cast(Op::Bitcast, B, Bits));
 }
 
-/// The origin of the last write to (Buffer, Index) under a concrete input.
-Origin lastWriter(const Effects &E, const std::string &Buffer, uint64_t Index,
-                  Interpreter &I) {
-  Origin Found;
-  for (const Write &W : E.Writes)
-    if (W.Buffer == Buffer && I.eval(W.Guard).isTrue() &&
-        I.eval(W.Index).Bits == Index)
-      Found = W.From;
-  return Found;
+/// What one side leaves at (Buffer, Index) under a concrete input: every
+/// instance of every write is enumerated, the last one that hits wins.
+struct Observed {
+  bool Written = false;
+  Value V;
+  bool Defined = true;
+  Origin From;
+};
+
+Observed observe(const Effects &E, const std::string &Buffer, uint64_t Index,
+                 const Env &Model) {
+  Observed O;
+  for (const Write &W : E.Writes) {
+    if (W.Buffer != Buffer)
+      continue;
+    std::vector<uint64_t> Counter(W.Bound.size(), 0);
+    for (;;) {
+      Env Instance = Model;
+      for (size_t I = 0; I < W.Bound.size(); ++I)
+        Instance.setSymbol(W.Bound[I].Symbol->name(),
+                           Value::ofBits(W.Bound[I].Symbol->type(), Counter[I]));
+      Interpreter I(Instance);
+      if (I.eval(W.Guard).isTrue() && I.eval(W.Index).Bits == Index) {
+        O.Written = true;
+        O.V = I.eval(W.Value);
+        O.Defined = I.eval(W.Defined).isTrue();
+        O.From = W.From;
+      }
+      size_t K = W.Bound.size();
+      while (K > 0 && ++Counter[K - 1] >= W.Bound[K - 1].Extent)
+        Counter[--K] = 0;
+      if (K == 0)
+        break;
+    }
+  }
+  return O;
 }
 
 std::vector<Buffer> writtenBuffers(const Effects &S, const Effects &T) {
@@ -131,11 +156,17 @@ public:
   PairResult run() {
     auto Start = std::chrono::steady_clock::now();
     Result.Arithmetic = Options.Arithmetic;
-    SourceDefined = C.notOf(Source.undefinedCondition(C));
-    if (check("target defined where source is",
-              C.andOf(SourceDefined, Target.undefinedCondition(C)), nullptr) &&
-        checkBuffers())
-      checkAtomics();
+    try {
+      SourceDefined = C.notOf(Source.undefinedCondition(C));
+      const Expr *TargetUndefined = Target.undefinedCondition(C);
+      if (check("target defined where source is",
+                C.andOf(SourceDefined, TargetUndefined), nullptr) &&
+          checkBuffers())
+        checkAtomics();
+    } catch (const IRError &E) {
+      Result.Kind = Verdict::Unknown;
+      Result.Reason = E.what();
+    }
     if (Result.Kind == Verdict::Unknown && Result.Reason.empty())
       Result.Kind = Verdict::Proved;
     Result.Seconds = std::chrono::duration<double>(
@@ -150,22 +181,18 @@ private:
   PairResult Result;
   const Expr *SourceDefined = nullptr;
 
+  /// Where a buffer query looks: the element whose index Index evaluates
+  /// to (a checker symbol, or a store's index), and the variables the
+  /// falsifier should steer.
   struct BufferQuery {
     Buffer B;
     const Expr *Index;
-    FinalContent S, T;
+    std::vector<FalsifyOptions::IndexHint> Hints;
+    std::vector<BoundVariable> Ranges;
   };
 
-  /// The checker's index symbol follows the indices writes use.
   std::vector<FalsifyOptions::IndexHint> hints(const BufferQuery *Where) {
-    if (!Where)
-      return {};
-    FalsifyOptions::IndexHint Hint{Where->Index, {}};
-    for (const Effects *E : {&Source, &Target})
-      for (const Write &W : E->Writes)
-        if (W.Buffer == Where->B.Name)
-          Hint.Candidates.push_back(W.Index);
-    return {Hint};
+    return Where ? Where->Hints : std::vector<FalsifyOptions::IndexHint>{};
   }
 
   /// Runs one named query; returns true when it is proved.
@@ -178,6 +205,8 @@ private:
       auto Start = std::chrono::steady_clock::now();
       FalsifyOptions F;
       F.Hints = hints(Where);
+      if (Where)
+        F.Ranges = Where->Ranges;
       if (std::optional<Env> Found = falsify(Violation, F)) {
         double Took = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - Start).count();
@@ -227,14 +256,26 @@ private:
         uint64_t Index = I.eval(Where->Index).Bits;
         X.Buffer = Where->B.Name;
         X.Index = Index;
-        if (I.eval(Where->S.Written).isTrue())
-          X.Source = I.eval(Where->S.Value);
-        if (I.eval(Where->T.Written).isTrue())
-          X.Target = I.eval(Where->T.Value);
-        X.SourcePoison = X.Source && !I.eval(Where->S.Defined).isTrue();
-        X.TargetPoison = X.Target && !I.eval(Where->T.Defined).isTrue();
-        X.SourceOrigin = lastWriter(Source, X.Buffer, Index, I);
-        X.TargetOrigin = lastWriter(Target, X.Buffer, Index, I);
+        Observed S = observe(Source, X.Buffer, Index, Replay);
+        Observed T = observe(Target, X.Buffer, Index, Replay);
+        bool Differs = S.Written != T.Written ||
+                       (S.Written && S.Defined && (!T.Defined || !S.V.sameAs(T.V)));
+        if (!Differs) {
+          Result.Kind = Verdict::Unknown;
+          Result.Reason = Name + ": the stores differ element by element, but "
+                                 "the final content of " +
+                          X.Buffer + "[" + std::to_string(Index) +
+                          "] agrees on the counterexample";
+          return;
+        }
+        if (S.Written)
+          X.Source = S.V;
+        if (T.Written)
+          X.Target = T.V;
+        X.SourcePoison = S.Written && !S.Defined;
+        X.TargetPoison = T.Written && !T.Defined;
+        X.SourceOrigin = S.From;
+        X.TargetOrigin = T.From;
         std::string At = X.Buffer + "[" + std::to_string(Index) + "]";
         if (X.Source && !X.Target)
           X.Explanation = "the target never writes " + At;
@@ -249,12 +290,14 @@ private:
                             ? "the atomic operations differ"
                             : "the target is undefined where the source is "
                               "defined";
-        for (const UndefinedBehavior &U : Target.Undefined)
-          if (I.eval(U.Condition).isTrue()) {
-            X.Explanation += ": " + U.Reason;
+        for (const UndefinedBehavior &U : Target.Undefined) {
+          std::string Instance;
+          if (firstInstance(U.Condition, U.Bound, Replay, Instance)) {
+            X.Explanation += ": " + U.Reason + Instance;
             X.TargetOrigin = U.From;
             break;
           }
+        }
       }
       Result.Kind = Verdict::Counterexample;
       Result.Cex = std::move(X);
@@ -284,11 +327,50 @@ private:
     return Out;
   }
 
-  static bool isCheckerSymbol(const std::string &Name) {
-    return Name.rfind("index(", 0) == 0;
+  /// Whether Condition holds for some instance of Bound under Model; names
+  /// the instance (" at e = 16") in Where.
+  static bool firstInstance(const Expr *Condition,
+                            const std::vector<BoundVariable> &Bound,
+                            const Env &Model, std::string &Where) {
+    std::vector<uint64_t> Counter(Bound.size(), 0);
+    for (;;) {
+      Env Instance = Model;
+      for (size_t I = 0; I < Bound.size(); ++I)
+        Instance.setSymbol(Bound[I].Symbol->name(),
+                           Value::ofBits(Bound[I].Symbol->type(), Counter[I]));
+      if (Interpreter(Instance).eval(Condition).isTrue()) {
+        for (size_t I = 0; I < Bound.size(); ++I)
+          Where += (I ? ", " : " at ") + Bound[I].Symbol->name() + " = " +
+                   std::to_string(Counter[I]);
+        return true;
+      }
+      size_t K = Bound.size();
+      while (K > 0 && ++Counter[K - 1] >= Bound[K - 1].Extent)
+        Counter[--K] = 0;
+      if (K == 0)
+        return false;
+    }
   }
 
-  static Env withoutCheckerSymbols(const Env &Model) {
+  /// Symbols the checker made, and the variables families range over, are
+  /// not inputs of the kernel: reports leave them out.
+  bool isCheckerSymbol(const std::string &Name) const {
+    if (Name.rfind("index(", 0) == 0)
+      return true;
+    for (const Effects *E : {&Source, &Target}) {
+      for (const Write &W : E->Writes)
+        for (const BoundVariable &B : W.Bound)
+          if (B.Symbol->name() == Name)
+            return true;
+      for (const UndefinedBehavior &U : E->Undefined)
+        for (const BoundVariable &B : U.Bound)
+          if (B.Symbol->name() == Name)
+            return true;
+    }
+    return false;
+  }
+
+  Env withoutCheckerSymbols(const Env &Model) const {
     Env Out;
     for (const auto &[Name, V] : Model.symbols())
       if (!isCheckerSymbol(Name))
@@ -302,19 +384,134 @@ private:
 
   bool checkBuffers() {
     for (const Buffer &B : writtenBuffers(Source, Target)) {
-      BufferQuery Q{B, C.symbol("index(" + B.Name + ")", Type::i(64)), {}, {}};
-      Q.S = finalContent(C, Source, B, Q.Index);
-      Q.T = finalContent(C, Target, B, Q.Index);
-      const Expr *WrittenDiffers = C.xorOf(Q.S.Written, Q.T.Written);
-      if (!check("elements written to " + B.Name,
-                 C.andOf(SourceDefined, WrittenDiffers), &Q))
+      std::vector<const Write *> S = writesTo(Source, B.Name);
+      std::vector<const Write *> T = writesTo(Target, B.Name);
+      bool Ok = aligned(S, T) ? checkStoresPairwise(B, S, T)
+                              : checkFinalContent(B, S, T);
+      if (!Ok)
+        return false;
+    }
+    return true;
+  }
+
+  static std::vector<const Write *> writesTo(const Effects &E,
+                                             const std::string &Buffer) {
+    std::vector<const Write *> Out;
+    for (const Write &W : E.Writes)
+      if (W.Buffer == Buffer)
+        Out.push_back(&W);
+    return Out;
+  }
+
+  /// Both sides store to the buffer with the same sequence of families
+  /// (same number of stores, each over the same extents).
+  static bool aligned(const std::vector<const Write *> &S,
+                      const std::vector<const Write *> &T) {
+    if (S.size() != T.size())
+      return false;
+    for (size_t K = 0; K < S.size(); ++K) {
+      if (S[K]->Bound.size() != T[K]->Bound.size())
+        return false;
+      for (size_t I = 0; I < S[K]->Bound.size(); ++I)
+        if (S[K]->Bound[I].Extent != T[K]->Bound[I].Extent ||
+            S[K]->Bound[I].Symbol->type() != T[K]->Bound[I].Symbol->type())
+          return false;
+    }
+    return true;
+  }
+
+  static std::string storeName(const std::string &Buffer, size_t K, size_t N) {
+    return N == 1 ? "store to " + Buffer
+                  : "store " + std::to_string(K + 1) + " of " +
+                        std::to_string(N) + " to " + Buffer;
+  }
+
+  /// Stores that correspond one to one are compared element by element: the
+  /// same guard, the same place and the same value for every instance. Equal
+  /// instance sequences leave equal memory.
+  bool checkStoresPairwise(const Buffer &B, const std::vector<const Write *> &S,
+                           const std::vector<const Write *> &T) {
+    for (size_t K = 0; K < S.size(); ++K) {
+      const Write &WS = *S[K], &WT = *T[K];
+      std::unordered_map<const Expr *, const Expr *> Rename;
+      for (size_t I = 0; I < WS.Bound.size(); ++I)
+        Rename[WT.Bound[I].Symbol] = WS.Bound[I].Symbol;
+      const Expr *GuardT = substitute(C, WT.Guard, Rename);
+      const Expr *IndexT = substitute(C, WT.Index, Rename);
+      const Expr *ValueT = substitute(C, WT.Value, Rename);
+      const Expr *DefinedT = substitute(C, WT.Defined, Rename);
+      const Expr *Context = C.andOf(inRange(C, WS.Bound), SourceDefined);
+      BufferQuery Q{B, WS.Index, {}, WS.Bound};
+      std::string Name = storeName(B.Name, K, S.size());
+      if (!check(Name + ": guards",
+                 C.andOf(Context, C.xorOf(WS.Guard, GuardT)), &Q))
+        return false;
+      if (!check(Name + ": places",
+                 C.andOf(Context, C.andOf(WS.Guard, C.icmp(ICmpPredicate::Ne,
+                                                           WS.Index, IndexT))),
+                 &Q))
         return false;
       const Expr *Mismatch =
-          C.orOf(C.notOf(Q.T.Defined),
-                 differs(C, Q.S.Value, Q.T.Value, Options.Arithmetic));
-      const Expr *Violation = C.andOf(
-          SourceDefined, C.andOf(C.andOf(Q.S.Written, Q.S.Defined), Mismatch));
-      if (!check("values written to " + B.Name, Violation, &Q))
+          C.orOf(C.notOf(DefinedT),
+                 differs(C, WS.Value, ValueT, Options.Arithmetic));
+      if (!check(Name + ": values",
+                 C.andOf(Context, C.andOf(C.andOf(WS.Guard, WS.Defined), Mismatch)),
+                 &Q))
+        return false;
+    }
+    return true;
+  }
+
+  /// Stores that do not correspond are compared by the buffer's final
+  /// content at a symbolic index, after expanding every family into its
+  /// instances.
+  bool checkFinalContent(const Buffer &B, const std::vector<const Write *> &S,
+                         const std::vector<const Write *> &T) {
+    std::vector<Write> SI, TI;
+    if (!expand(S, SI) || !expand(T, TI)) {
+      Result.Kind = Verdict::Unknown;
+      Result.Reason = "stores to " + B.Name +
+                      " do not correspond one to one and have more than " +
+                      std::to_string(MaxInstances) + " instances to compare";
+      return false;
+    }
+    const Expr *Index = C.symbol("index(" + B.Name + ")", Type::i(64));
+    FinalContent FS = finalContent(C, SI, B, Index);
+    FinalContent FT = finalContent(C, TI, B, Index);
+    FalsifyOptions::IndexHint Hint{Index, {}};
+    for (const std::vector<Write> *Side : {&SI, &TI})
+      for (const Write &W : *Side)
+        Hint.Candidates.push_back(W.Index);
+    BufferQuery Q{B, Index, {Hint}, {}};
+    if (!check("elements written to " + B.Name,
+               C.andOf(SourceDefined, C.xorOf(FS.Written, FT.Written)), &Q))
+      return false;
+    const Expr *Mismatch = C.orOf(
+        C.notOf(FT.Defined), differs(C, FS.Value, FT.Value, Options.Arithmetic));
+    return check("values written to " + B.Name,
+                 C.andOf(SourceDefined,
+                         C.andOf(C.andOf(FS.Written, FS.Defined), Mismatch)),
+                 &Q);
+  }
+
+  static constexpr uint64_t MaxInstances = 1 << 14;
+
+  bool expand(const std::vector<const Write *> &Writes, std::vector<Write> &Out) {
+    for (const Write *W : Writes) {
+      if (W->Bound.empty()) {
+        Out.push_back(*W);
+        continue;
+      }
+      bool Fits = forEachInstance(C, W->Bound, MaxInstances, [&](const auto &Map) {
+        Write I = *W;
+        I.Bound.clear();
+        I.Guard = substitute(C, W->Guard, Map);
+        I.Index = substitute(C, W->Index, Map);
+        I.Value = substitute(C, W->Value, Map);
+        I.Defined = substitute(C, W->Defined, Map);
+        Out.push_back(I);
+      });
+      if (!Fits || Out.size() > MaxInstances)
         return false;
     }
     return true;
