@@ -13,9 +13,7 @@ namespace stagecheck::ir {
 
 ParseError::ParseError(const std::string &File, unsigned Line, unsigned Column,
                        const std::string &Msg)
-    : std::runtime_error(File + ":" + std::to_string(Line) + ":" +
-                         std::to_string(Column) + ": " + Msg),
-      Where{File, Line, Column}, Message(Msg) {}
+    : InputError(SourceLocation{File, Line, Column}, Msg) {}
 
 namespace {
 

@@ -23,6 +23,7 @@
 #define STAGECHECK_IR_TEXT_H
 
 #include "ir/Effects.h"
+#include "ir/Errors.h"
 
 #include <iosfwd>
 #include <stdexcept>
@@ -30,12 +31,11 @@
 
 namespace stagecheck::ir {
 
-class ParseError : public std::runtime_error {
+/// Malformed snippet text; an InputError (exit code 3).
+class ParseError : public InputError {
 public:
   ParseError(const std::string &File, unsigned Line, unsigned Column,
              const std::string &Message);
-  SourceLocation Where;
-  std::string Message;
 };
 
 Effects parseEffects(Context &C, const std::string &Text,

@@ -177,6 +177,9 @@ int main(int Argc, char **Argv) {
   } catch (const InputError &E) {
     std::cerr << "stagecheck: error: " << E.what() << "\n";
     return ExitInputError;
+  } catch (const ir::InputError &E) {
+    std::cerr << "stagecheck: error: " << E.what() << "\n";
+    return ExitInputError;
   } catch (const ir::IRError &E) {
     std::cerr << "stagecheck: error: " << E.what() << "\n";
     return ExitInputError;
