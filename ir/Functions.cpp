@@ -69,6 +69,25 @@ const FunctionInfo Table[] = {
     {"pow", 2, false, binary<pow>},
     {"atan2", 2, false, binary<atan2>},
     {"fmod", 2, false, binary<fmod>},
+    // libdevice functions (tt.extern_elementwise, calls in LLVM IR), f32 and
+    // f64: functions of their own, not the exact function they approximate;
+    // their meaning comes from libdevice.10.bc. The host value is only a
+    // plausible one.
+#define LIBDEVICE_UNARY(N)                                                     \
+  {"__nv_" #N "f", 1, false, unary<N>}, {"__nv_" #N, 1, false, unary<N>},
+#define LIBDEVICE_BINARY(N)                                                    \
+  {"__nv_" #N "f", 2, false, binary<N>}, {"__nv_" #N, 2, false, binary<N>},
+    LIBDEVICE_UNARY(exp) LIBDEVICE_UNARY(exp2) LIBDEVICE_UNARY(expm1)
+    LIBDEVICE_UNARY(log) LIBDEVICE_UNARY(log2) LIBDEVICE_UNARY(log10)
+    LIBDEVICE_UNARY(log1p) LIBDEVICE_UNARY(sin) LIBDEVICE_UNARY(cos)
+    LIBDEVICE_UNARY(tan) LIBDEVICE_UNARY(asin) LIBDEVICE_UNARY(acos)
+    LIBDEVICE_UNARY(atan) LIBDEVICE_UNARY(sinh) LIBDEVICE_UNARY(cosh)
+    LIBDEVICE_UNARY(tanh) LIBDEVICE_UNARY(asinh) LIBDEVICE_UNARY(acosh)
+    LIBDEVICE_UNARY(atanh) LIBDEVICE_UNARY(erf) LIBDEVICE_UNARY(erfc)
+    LIBDEVICE_UNARY(rsqrt) LIBDEVICE_UNARY(cbrt) LIBDEVICE_UNARY(sqrt)
+    LIBDEVICE_BINARY(pow) LIBDEVICE_BINARY(atan2) LIBDEVICE_BINARY(fmod)
+#undef LIBDEVICE_UNARY
+#undef LIBDEVICE_BINARY
     // Approximate hardware ops (PTX spelling, without the type suffix).
     {"ex2.approx", 1, true, unary<exp2>},
     {"lg2.approx", 1, true, unary<log2>},

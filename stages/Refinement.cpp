@@ -158,6 +158,8 @@ public:
     Result.Arithmetic = Options.Arithmetic;
     try {
       SourceDefined = C.notOf(Source.undefinedCondition(C));
+      for (const Expr *A : Options.Assumptions)
+        SourceDefined = C.andOf(SourceDefined, A);
       const Expr *TargetUndefined = Target.undefinedCondition(C);
       if (check("target defined where source is",
                 C.andOf(SourceDefined, TargetUndefined), nullptr) &&

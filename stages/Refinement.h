@@ -56,6 +56,9 @@ struct Counterexample {
   bool SourcePoison = false, TargetPoison = false;
   ir::Origin SourceOrigin, TargetOrigin;   // the writes that produced them
   std::string Explanation;           // one line
+  /// Further lines a stage pair adds (e.g. the op where the target first
+  /// differs from the source).
+  std::vector<std::string> Notes;
 };
 
 struct PairResult {
@@ -72,6 +75,15 @@ struct PairResult {
 struct CheckOptions {
   smt::Mode Arithmetic = smt::Mode::IEEE;
   smt::SolverOptions Solver;
+  /// i1 conditions on the inputs (launch ranges, the loop trip counts a
+  /// bounded check covers): only inputs that satisfy all of them are
+  /// compared. Every query conjoins them; a proof says nothing about other
+  /// inputs, so a stage pair that adds a bound reports it in
+  /// PairResult::Bound.
+  std::vector<const ir::Expr *> Assumptions;
+  /// Stage pairs whose loops do not correspond unroll them up to this many
+  /// iterations (and say so in PairResult::Bound).
+  unsigned LoopBound = 4;
 };
 
 PairResult checkRefinement(ir::Context &C, const ir::Effects &Source,

@@ -29,6 +29,8 @@ static std::string origin(const Origin &O) {
 void printCounterexample(std::ostream &OS, const Counterexample &X,
                          const std::string &Indent) {
   OS << Indent << X.Explanation << "\n";
+  for (const std::string &Note : X.Notes)
+    OS << Indent << Note << "\n";
   std::string Inputs;
   for (const auto &[Name, V] : X.Inputs.symbols())
     Inputs += "  " + Name + " = " + V.str();
@@ -73,6 +75,8 @@ void printPairResult(std::ostream &OS, const PairResult &R,
     if (!Q.DumpedTo.empty())
       OS << Indent << "  smt-lib: " << Q.DumpedTo << "\n";
   }
+  if (R.Bound != "none" && !R.Bound.empty())
+    OS << Indent << "bound: " << R.Bound << "\n";
   if (R.Cex)
     printCounterexample(OS, *R.Cex, Indent + "    ");
   else if (R.Kind == Verdict::Unknown && !R.Reason.empty())

@@ -35,8 +35,12 @@ static llvm::json::Value counterexampleJson(const stages::Counterexample &X) {
                             {"buffer", Key.first},
                             {"index", int64_t(Key.second)},
                             {"value", valueJson(V)}});
+  Array Notes;
+  for (const std::string &N : X.Notes)
+    Notes.push_back(N);
   Object J{{"query", X.Query},
            {"explanation", X.Explanation},
+           {"notes", std::move(Notes)},
            {"inputs", std::move(Inputs)}};
   if (X.Index) {
     J["buffer"] = X.Buffer;

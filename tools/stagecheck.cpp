@@ -8,6 +8,8 @@
 #include "smt/Solver.h"
 #include "stages/Refinement.h"
 #include "stages/Report.h"
+#include "stages/ttir_to_ttgir.h"
+#include "frontends/ttir/Lifter.h"
 #include "stagecheck/Config.h"
 #include "tools/Json.h"
 
@@ -58,6 +60,7 @@ const char *TopHelp =
     "\n"
     "commands:\n"
     "  check    check one stage file against another\n"
+    "  lift     print what a TTIR or TTGIR file does, in the .sir text form\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (stagecheck <command> --help for a command)\n"
@@ -93,11 +96,7 @@ cxxopts::ParseResult parseOrThrow(cxxopts::Options &O, int Argc, char **Argv) {
   }
 }
 
-ir::Effects loadEffects(ir::Context &C, const std::string &Stage,
-                        const std::string &Path) {
-  if (Stage != "sir")
-    throw InputError("stage '" + Stage +
-                     "' is not supported by check yet (supported: sir)");
+ir::Effects loadEffects(ir::Context &C, const std::string &Path) {
   try {
     return ir::parseEffects(C, readFile(Path), Path);
   } catch (const ir::ParseError &E) {
@@ -105,14 +104,35 @@ ir::Effects loadEffects(ir::Context &C, const std::string &Stage,
   }
 }
 
+/// The stage pairs `check` knows, by their --from and --to names.
+stages::PairResult checkPair(ir::Context &C, const std::string &From,
+                             const std::string &To, const std::string &Source,
+                             const std::string &Target,
+                             const stages::CheckOptions &Options) {
+  if (From == "sir" && To == "sir")
+    return stages::checkRefinement(C, loadEffects(C, Source),
+                                   loadEffects(C, Target), Options);
+  if (From == "ttir" && To == "ttgir") {
+    readFile(Source); // a missing file is reported as such
+    readFile(Target);
+    return stages::checkTtirToTtgir(C, Source, Target, Options);
+  }
+  throw InputError("stage pair '" + From + " -> " + To +
+                   "' is not supported by check (supported: sir -> sir, "
+                   "ttir -> ttgir)");
+}
+
 int runCheck(int Argc, char **Argv) {
   cxxopts::Options O("stagecheck check",
                      "Checks that the target stage file means what the source "
                      "stage file means.");
-  O.add_options()("from", "stage of the source file (sir)",
+  O.add_options()("from", "stage of the source file (sir, ttir)",
                   cxxopts::value<std::string>()->default_value("sir"))(
-      "to", "stage of the target file (sir)",
+      "to", "stage of the target file (sir, ttgir)",
       cxxopts::value<std::string>()->default_value("sir"))(
+      "loop-bound",
+      "loops that do not correspond are checked for trip counts up to this",
+      cxxopts::value<unsigned>()->default_value("4"))(
       "mode", "arithmetic: ieee (bit-exact) or real (exact reals)",
       cxxopts::value<std::string>()->default_value("ieee"))(
       "json", "also write the result as JSON to this file",
@@ -134,23 +154,67 @@ int runCheck(int Argc, char **Argv) {
     throw InputError("unknown --mode '" + P["mode"].as<std::string>() +
                      "' (ieee or real)");
   Options.Solver = solverOptions(P);
+  Options.LoopBound = P["loop-bound"].as<unsigned>();
 
   ir::Context C;
-  ir::Effects Source = loadEffects(C, P["from"].as<std::string>(), Files[0]);
-  ir::Effects Target = loadEffects(C, P["to"].as<std::string>(), Files[1]);
-  stages::PairResult R = stages::checkRefinement(C, Source, Target, Options);
+  stages::PairResult R =
+      checkPair(C, P["from"].as<std::string>(), P["to"].as<std::string>(),
+                Files[0], Files[1], Options);
 
   std::cout << "check " << Files[0] << " -> " << Files[1] << "   "
             << smt::spelling(Options.Arithmetic) << " ("
             << smt::meaning(Options.Arithmetic) << ")\n";
   stages::printPairResult(std::cout, R);
   int Exit = stages::exitCode(R.Kind);
-  std::cout << "verdict: " << stages::spelling(R.Kind) << "   (exit " << Exit
-            << ")\n";
+  std::cout << "verdict: " << stages::spelling(R.Kind);
+  if (R.Kind == stages::Verdict::Proved && R.Bound != "none")
+    std::cout << " within the bound: " << R.Bound;
+  if (R.Kind == stages::Verdict::Unknown && !R.Reason.empty())
+    std::cout << ": " << R.Reason;
+  std::cout << "   (exit " << Exit << ")\n";
   if (P.count("json"))
     tools::writeJson(P["json"].as<std::string>(),
                      tools::checkToJson(Files[0], Files[1], R));
   return Exit;
+}
+
+/// `stagecheck lift FILE`: the effects a TTIR/TTGIR file lifts to, for
+/// people debugging a verdict. Loops with symbolic trip counts are unrolled
+/// --trip-count times (the assumption is printed).
+int runLift(int Argc, char **Argv) {
+  cxxopts::Options O("stagecheck lift",
+                     "Prints the effects a TTIR or TTGIR file lifts to.");
+  O.add_options()("trip-count",
+                  "iterations of loops whose trip count is not a constant",
+                  cxxopts::value<uint64_t>()->default_value("1"))(
+      "h,help", "this help")("file", "FILE", cxxopts::value<std::string>());
+  O.parse_positional({"file"});
+  O.positional_help("FILE");
+  cxxopts::ParseResult P = parseOrThrow(O, Argc, Argv);
+  if (P.count("help")) {
+    std::cout << O.help() << "\n";
+    return 0;
+  }
+  if (!P.count("file"))
+    throw InputError("lift needs a file");
+  std::string Path = P["file"].as<std::string>();
+  readFile(Path);
+  ir::Context C;
+  ttir::Module M = ttir::parseModuleFile(Path);
+  ttir::LiftOptions LO;
+  LO.Loops = ttir::LiftOptions::LoopMode::Cases;
+  ttir::LiftResult R = ttir::liftKernel(C, M, LO);
+  for (const auto &[Key, From] : R.UnassignedLoops)
+    LO.TripCounts[Key] = P["trip-count"].as<uint64_t>();
+  if (!LO.TripCounts.empty())
+    R = ttir::liftKernel(C, M, LO);
+  std::cout << "# kernel " << R.Interface.Kernel << "\n";
+  for (const std::string &B : R.Bounds)
+    std::cout << "# bound: " << B << "\n";
+  for (const ir::Expr *A : R.Assumptions)
+    std::cout << "# assumes:\n" << ir::printExpr(A);
+  ir::printEffects(std::cout, R.Effects);
+  return 0;
 }
 
 } // namespace
@@ -172,6 +236,8 @@ int main(int Argc, char **Argv) {
     }
     if (Command == "check")
       return runCheck(Argc - 1, Argv + 1);
+    if (Command == "lift")
+      return runLift(Argc - 1, Argv + 1);
     throw InputError("unknown command '" + Command +
                      "' (try stagecheck --help)");
   } catch (const InputError &E) {
