@@ -32,6 +32,10 @@ struct FalsifyOptions {
   std::vector<IndexHint> Hints;
   /// Symbols drawn from [0, Extent) (the bound variables of a family).
   std::vector<ir::BoundVariable> Ranges;
+  /// Symbol values that satisfy the check's assumptions (a loop's trip
+  /// count, a launch): every other trial starts from them, since random
+  /// sizes rarely meet such conditions.
+  ir::Env Base;
 };
 
 /// An input under which Violation holds, if random testing finds one.

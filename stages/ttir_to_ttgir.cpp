@@ -4,6 +4,7 @@
 #include "frontends/ttir/Lifter.h"
 #include "ir/Errors.h"
 #include "smt/Solver.h"
+#include "stages/Departure.h"
 #include "stages/LinearArithmetic.h"
 
 #include <algorithm>
@@ -165,7 +166,12 @@ private:
     bool Summarised = !LS.Summaries.empty() || !LT.Summaries.empty();
     std::string Why;
     if (Complete && (!Summarised || summariesCorrespond(LS, LT, Why))) {
-      PairResult R = compare(LS, LT, {});
+      // Over summarised loops a proof is quick or the failure is decided
+      // bounded anyway: the solver gets a short time there.
+      CheckOptions Quick = Options;
+      if (Summarised)
+        Quick.Solver.TimeoutMs = std::min(Options.Solver.TimeoutMs, 2000u);
+      PairResult R = compare(LS, LT, {}, Quick);
       if (!Summarised || R.Kind == Verdict::Proved) {
         for (const ttir::LoopSummary &L : LS.Summaries)
           R.Queries.insert(
@@ -183,6 +189,12 @@ private:
 
   PairResult compare(const LiftResult &LS, const LiftResult &LT,
                      const std::vector<const Expr *> &Extra) {
+    return compare(LS, LT, Extra, Options);
+  }
+
+  PairResult compare(const LiftResult &LS, const LiftResult &LT,
+                     const std::vector<const Expr *> &Extra,
+                     const CheckOptions &With) {
     PairResult R;
     R.Arithmetic = Options.Arithmetic;
     std::string Difference = interfaceDifference(LS.Interface, LT.Interface);
@@ -191,8 +203,8 @@ private:
       R.Reason = Difference;
       return R;
     }
-    CheckOptions CO = Options;
-    CO.Assumptions = unionOf(unionOf(unionOf(Options.Assumptions, LS.Assumptions),
+    CheckOptions CO = With;
+    CO.Assumptions = unionOf(unionOf(unionOf(With.Assumptions, LS.Assumptions),
                                      LT.Assumptions),
                              Extra);
     R = checkRefinement(C, LS.Effects, LT.Effects, CO);
@@ -327,45 +339,20 @@ private:
     return Total;
   }
 
-  /// Names the first op of the target whose value the source never
-  /// computes, among the expressions of what differs.
+  /// Adds the op where the target departs from the source
+  /// (stages/Departure.h) to the report; for a definedness failure, the op
+  /// that made the target undefined.
   void blame(Counterexample &X, const LiftResult &LS, const LiftResult &LT) {
-    std::vector<const Expr *> SourceRoots, TargetRoots;
-    auto Collect = [](const Effects &E, std::vector<const Expr *> &Roots,
-                      const std::string &Buffer) {
-      for (const Write &W : E.Writes)
-        if (Buffer.empty() || W.Buffer == Buffer)
-          Roots.insert(Roots.end(), {W.Guard, W.Index, W.Value, W.Defined});
-      for (const UndefinedBehavior &U : E.Undefined)
-        Roots.push_back(U.Condition);
-      for (const Atomic &A : E.Atomics) {
-        Roots.insert(Roots.end(), {A.Guard, A.Index, A.Value});
-        if (A.Compare)
-          Roots.push_back(A.Compare);
-      }
-    };
-    Collect(LS.Effects, SourceRoots, "");
-    Collect(LT.Effects, TargetRoots, X.Buffer);
-    std::vector<const Expr *> SourceNodes = postOrder(SourceRoots);
-    std::unordered_set<const Expr *> InSource(SourceNodes.begin(),
-                                              SourceNodes.end());
-    const ttir::OpRef *Best = nullptr;
-    for (const Expr *N : postOrder(TargetRoots)) {
-      if (InSource.count(N) || N->op() == Op::Symbol)
-        continue;
-      bool Minimal = std::all_of(
-          N->operands().begin(), N->operands().end(),
-          [&](const Expr *Operand) { return InSource.count(Operand) > 0; });
-      if (!Minimal)
-        continue;
-      auto It = LT.Provenance.find(N);
-      if (It == LT.Provenance.end())
-        continue;
-      const ttir::OpRef &P = It->second;
-      if (!Best || P.Pos.Line < Best->Pos.Line ||
-          (P.Pos.Line == Best->Pos.Line && P.Pos.Column < Best->Pos.Column))
-        Best = &P;
-    }
+    std::optional<ttir::OpRef> Best;
+    if (X.Index)
+      Best = findDeparture(Target, LS, LT, X);
+    if (!Best)
+      for (const ttir::OpTrace &T : LT.Trace)
+        if (T.Ref.Op == X.TargetOrigin.Op &&
+            T.Ref.Source.str() == X.TargetOrigin.Loc.str()) {
+          Best = T.Ref;
+          break;
+        }
     if (!Best)
       return;
     std::string Note = "the target first differs at " + Best->Op + " (" +

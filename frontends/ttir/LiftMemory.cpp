@@ -248,6 +248,8 @@ bool Lifter::liftMemoryOp(const Operation &O) {
     W.Bound.insert(W.Bound.end(), Elements.begin(), Elements.end());
     for (const Expr *E : {W.Guard, W.Index, W.Value, W.Defined})
       recordProvenance(O, E);
+    R.Trace.push_back({{O.Name, O.Pos, M.resolve(O.Location)},
+                       {W.Guard, W.Index, W.Value, W.Defined}});
     R.Effects.Writes.push_back(std::move(W));
     WrittenBuffers.insert(P.Buffer);
     return true;

@@ -69,6 +69,16 @@ std::vector<Val> Lifter::combine(const Operation &O, const std::vector<Val> &Lhs
   return T.Values;
 }
 
+/// The single operand, read with the shape the op declares for it (an
+/// operand of another shape is ill-typed input: poison outside its shape).
+Val Lifter::declaredSource(const Operation &O) {
+  Val V = get(O, 0);
+  if (O.Types.size() >= 2 && V.K == Val::Kind::Tensor &&
+      O.Types.front()->shape().size() == V.Shape.size())
+    V = adapt(V, O.Types.front()->shape(), O);
+  return V;
+}
+
 bool Lifter::liftTensorOp(const Operation &O) {
   const std::string &N = O.Name;
 
@@ -118,7 +128,7 @@ bool Lifter::liftTensorOp(const Operation &O) {
 
   if (N == "tt.broadcast") {
     expectOperands(O, 1, 1);
-    Val V = get(O, 0);
+    Val V = declaredSource(O);
     TypePtr Ty = resultType(O);
     std::vector<int64_t> To = Ty->shape();
     if (V.Shape.size() != To.size())
@@ -140,7 +150,7 @@ bool Lifter::liftTensorOp(const Operation &O) {
 
   if (N == "tt.expand_dims") {
     expectOperands(O, 1, 1);
-    Val V = get(O, 0);
+    Val V = declaredSource(O);
     std::optional<int64_t> Axis = axisOf(O);
     if (!Axis || *Axis < 0 || size_t(*Axis) > V.Shape.size())
       malformed(O, "axis out of range");
@@ -156,19 +166,19 @@ bool Lifter::liftTensorOp(const Operation &O) {
 
   if (N == "tt.reshape" || N == "tt.trans" || N == "ttg.convert_layout") {
     expectOperands(O, 1, 1);
-    Val V = get(O, 0);
+    Val V = N == "ttg.convert_layout" ? get(O, 0) : declaredSource(O);
     if (V.K != Val::Kind::Tensor)
       malformed(O, "expects a tensor");
     TypePtr Ty = resultType(O);
     std::vector<int64_t> To = Ty->shape();
     Val Out = V;
     if (N == "ttg.convert_layout") {
-      // A change of layout changes no value. A changed shape is ill-typed;
-      // it is read as poison outside the source's shape so that the
-      // difference surfaces as a counterexample at this op.
-      if (To.size() != V.Shape.size())
-        malformed(O, "convert_layout keeps the rank");
-      Out = adapt(V, To, O);
+      // A change of layout changes no value. A convert_layout that changes
+      // the shape is ill-typed (the verifier rejects it); its result is
+      // poison, so that the difference surfaces as a counterexample that
+      // names this op.
+      if (To != V.Shape)
+        Out.Defined = C.falseExpr();
     } else if (N == "tt.trans") {
       const Attr *Order = O.attr("order");
       std::optional<std::vector<int64_t>> Perm =

@@ -477,6 +477,11 @@ void Lifter::liftOp(const Operation &O) {
         Results.insert(Results.end(), Group.begin(), Group.end());
       }
       recordProvenance(O, Results);
+      OpTrace T{{O.Name, O.Pos, M.resolve(O.Location)}, {}};
+      for (const Val &V : Results)
+        if (V.K == Val::Kind::Tensor)
+          T.Results.insert(T.Results.end(), {V.E, V.Defined});
+      R.Trace.push_back(std::move(T));
     }
   } catch (const IRError &E) {
     // An ill-typed construction is the input's fault: say where.
@@ -493,6 +498,7 @@ void Lifter::addUndefined(const Expr *Cond, const std::vector<int64_t> &Shape,
     return;
   recordProvenance(O, When);
   R.Effects.Undefined.push_back({When, Reason, origin(O), boundOf(Shape)});
+  R.Trace.push_back({{O.Name, O.Pos, M.resolve(O.Location)}, {When}});
 }
 
 Val Lifter::select(const Expr *Cond, const Val &T, const Val &F, const Operation &O) {

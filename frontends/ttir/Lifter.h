@@ -69,6 +69,13 @@ struct OpRef {
   ir::SourceLocation Source;   // the Python source
 };
 
+/// One execution of an op and the expressions it produced (results' values
+/// and definedness; a store's guard, index, value and definedness).
+struct OpTrace {
+  OpRef Ref;
+  std::vector<const ir::Expr *> Results;
+};
+
 struct LiftOptions {
   enum class LoopMode { Summarize, Cases };
   LoopMode Loops = LoopMode::Cases;
@@ -103,6 +110,9 @@ struct LiftResult {
   std::vector<std::pair<LoopKey, ir::Origin>> UnassignedLoops;
   /// The op that first made each expression node of this lift.
   std::unordered_map<const ir::Expr *, OpRef> Provenance;
+  /// Every op execution, in order (ops in unrolled loops and combine
+  /// regions once per execution).
+  std::vector<OpTrace> Trace;
 };
 
 /// Lifts M's kernel. Throws ir::InputError for malformed input and

@@ -138,6 +138,7 @@ public:
   //===--- Ops by family (LiftArith.cpp, LiftTensor.cpp, LiftMemory.cpp) --===//
   bool liftArith(const Operation &O);
   bool liftTensorOp(const Operation &O);
+  Val declaredSource(const Operation &O);
   bool liftMemoryOp(const Operation &O);
 
   // Element-wise helpers.

@@ -566,6 +566,7 @@ private:
         skipBalanced('<', '>');
       return T;
     }
+    size_t WordStart = P;
     std::string Word = ident();
     if (Word == "tensor") {
       T->K = MType::Kind::Tensor;
@@ -615,7 +616,7 @@ private:
       T->K = MType::Kind::None;
       return T;
     }
-    fail("unknown type '" + Word + "'");
+    failAt(pos(WordStart), "unknown type '" + Word + "'");
   }
 
   /// `32x32x` before an element type (the trailing 'x' is consumed).
