@@ -18,7 +18,11 @@ std::vector<OpDefinition> atenTable() {
 
 const OpDefinition *lookupOp(const std::string &Target) {
   static const std::vector<OpDefinition> Table = atenTable();
-  // "aten.mul.Tensor": try the name without the overload.
+  // An overload with a meaning of its own ("aten.max.other") first, then
+  // the op ("aten.mul" for "aten.mul.Tensor").
+  for (const OpDefinition &D : Table)
+    if (Target == D.Name)
+      return &D;
   std::string Name = Target;
   size_t First = Name.find('.');
   size_t Second =
@@ -87,12 +91,16 @@ const Expr *convert(const OpCall &Op, const Expr *E, DType From, DType To) {
   if (isFloating(To))
     return C.cast(isSigned(From) ? Op::SIToFP : Op::UIToFP, E, T);
   if (isFloating(From)) {
+    // c10 converts floats to uint8 through int64 so that negative values
+    // wrap the same way on every device.
+    DType Via = To == DType::U8 ? DType::I64 : To;
     Op.undefinedWhen(
-        C.notOf(truncatesInRange(C, E, To)),
+        C.notOf(truncatesInRange(C, E, Via)),
         std::string("conversion of a float outside the range of ") +
-            abbreviation(To));
-    return C.cast(isSigned(To) ? Op::FPToSI : Op::FPToUI, E, T,
-                  RoundingMode::TowardZero);
+            abbreviation(Via));
+    const Expr *I = C.cast(isSigned(Via) ? Op::FPToSI : Op::FPToUI, E,
+                           irType(Via), RoundingMode::TowardZero);
+    return Via == To ? I : C.cast(Op::Trunc, I, T);
   }
   // Integer to integer: wrap (truncate) or extend by the source's sign.
   if (T.bits() < E->type().bits())

@@ -274,22 +274,19 @@ OpResult atenAbs(const OpCall &Op) {
                    });
 }
 
-/// sign: -1, 0 or 1 (NaN stays NaN, as _refs.sign's where does).
+/// sign(a) = (0 < a) - (a < 0) as the CUDA kernel computes it: +0 for -0
+/// and for NaN.
 OpResult atenSign(const OpCall &Op) {
-  return pointwise(
-      Op, {Op.operand(0, "self")}, Promotion::Default,
-      [](const OpCall &Op, Args A, DType D) {
-        Context &C = Op.C;
-        if (D == DType::Bool)
-          return A[0];
-        const Expr *Pos = compare(C, D, Cmp::Gt, A[0], k(C, D, 0));
-        const Expr *Neg = compare(C, D, Cmp::Lt, A[0], k(C, D, 0));
-        const Expr *R =
-            C.select(Pos, k(C, D, 1), C.select(Neg, k(C, D, -1), k(C, D, 0)));
-        if (isFloating(D)) // sign(±0) = ±0, sign(NaN) = NaN
-          R = C.select(C.orOf(isNaN(C, A[0]), isZero(C, D, A[0])), A[0], R);
-        return R;
-      });
+  return pointwise(Op, {Op.operand(0, "self")}, Promotion::Default,
+                   [](const OpCall &Op, Args A, DType D) {
+                     Context &C = Op.C;
+                     if (D == DType::Bool)
+                       return A[0];
+                     const Expr *Pos = compare(C, D, Cmp::Gt, A[0], k(C, D, 0));
+                     const Expr *Neg = compare(C, D, Cmp::Lt, A[0], k(C, D, 0));
+                     return C.select(Pos, k(C, D, 1),
+                                     C.select(Neg, k(C, D, -1), k(C, D, 0)));
+                   });
 }
 
 OpResult atenReciprocal(const OpCall &Op) {
@@ -634,12 +631,29 @@ const Expr *clampOf(Context &C, DType D, const Expr *X, const Expr *Lo,
   return X;
 }
 
-/// clamp(self, min, max), clamp_min, clamp_max; the bounds may be numbers
-/// or tensors (clamp.Tensor) and take part in promotion.
+/// The CUDA clamp kernel (clamp_min, clamp_max, hardtanh's kernel): NaN
+/// stays NaN, else min(max(a, lo), hi) with fmaxf/fminf, which order -0
+/// below +0.
+const Expr *clampKernelOf(Context &C, DType D, const Expr *X, const Expr *Lo,
+                          const Expr *Hi) {
+  if (!isFloating(D))
+    return clampOf(C, D, X, Lo, Hi);
+  const Expr *R = X;
+  if (Lo)
+    R = C.binary(Op::FMaxNum, R, Lo);
+  if (Hi)
+    R = C.binary(Op::FMinNum, R, Hi);
+  return C.select(isNaN(C, X), X, R);
+}
+
+/// clamp(self, min, max) as _refs.clamp; clamp_min and clamp_max, which
+/// have no decomposition, as the CUDA kernel. The bounds may be numbers or
+/// tensors (clamp.Tensor) and take part in promotion.
 OpResult atenClamp(const OpCall &Op) {
   std::string Name = Op.op();
   std::vector<Operand> Ops = {Op.operand(0, "self")};
   bool HasLo = false, HasHi = false;
+  bool Kernel = Name != "aten.clamp";
   if (Name == "aten.clamp_min") {
     Ops.push_back(Op.operand(1, "min"));
     HasLo = true;
@@ -659,10 +673,11 @@ OpResult atenClamp(const OpCall &Op) {
       Op.invalid("clamp needs at least one of min and max");
   }
   return pointwise(Op, Ops, Promotion::Default,
-                   [HasLo, HasHi](const OpCall &Op, Args A, DType D) {
+                   [HasLo, HasHi, Kernel](const OpCall &Op, Args A, DType D) {
                      const Expr *Lo = HasLo ? A[1] : nullptr;
                      const Expr *Hi = HasHi ? A[HasLo ? 2 : 1] : nullptr;
-                     return clampOf(Op.C, D, A[0], Lo, Hi);
+                     return Kernel ? clampKernelOf(Op.C, D, A[0], Lo, Hi)
+                                   : clampOf(Op.C, D, A[0], Lo, Hi);
                    });
 }
 
@@ -808,8 +823,9 @@ OpResult atenLeakyRelu(const OpCall &Op) {
                    });
 }
 
-/// hardtanh(a, min_val=-1, max_val=1) = clamp(a, min_val, max_val);
-/// relu6 = hardtanh(a, 0, 6).
+/// hardtanh(a, min_val=-1, max_val=1) = clamp(a, min_val, max_val)
+/// (_refs.hardtanh); relu6, which has no decomposition, is the CUDA
+/// hardtanh kernel with bounds 0 and 6.
 OpResult atenHardtanh(const OpCall &Op) {
   bool Relu6 = Op.op() == "aten.relu6";
   auto Bound = [&](unsigned Pos, const char *Name, double Default) {
@@ -820,11 +836,13 @@ OpResult atenHardtanh(const OpCall &Op) {
   Scalar Lo = Bound(1, "min_val", Relu6 ? 0 : -1);
   Scalar Hi = Bound(2, "max_val", Relu6 ? 6 : 1);
   return pointwise(Op, {Op.operand(0, "self")}, Promotion::Default,
-                   [Lo, Hi](const OpCall &Op, Args A, DType D) {
+                   [Lo, Hi, Relu6](const OpCall &Op, Args A, DType D) {
                      if (D == DType::Bool)
                        Op.invalid("hardtanh of a bool tensor");
-                     return clampOf(Op.C, D, A[0], scalarAs(Op, Lo, D),
-                                    scalarAs(Op, Hi, D));
+                     const Expr *L = scalarAs(Op, Lo, D);
+                     const Expr *H = scalarAs(Op, Hi, D);
+                     return Relu6 ? clampKernelOf(Op.C, D, A[0], L, H)
+                                  : clampOf(Op.C, D, A[0], L, H);
                    });
 }
 
@@ -979,6 +997,8 @@ const OpDefinition Table[] = {
     {"aten.where", atenWhere},
     {"aten.masked_fill", atenMaskedFill},
     {"aten.maximum", atenMinMax},
+    {"aten.max.other", atenMinMax},
+    {"aten.min.other", atenMinMax},
     {"aten.minimum", atenMinMax},
     {"aten.fmax", atenMinMax},
     {"aten.fmin", atenMinMax},

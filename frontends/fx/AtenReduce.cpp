@@ -460,8 +460,8 @@ OpResult atenVariance(const OpCall &Op) {
   return OpResult(std::vector<Tensor>{Var, castTensor(Op, Mean, D)});
 }
 
-/// logsumexp(self, dim, keepdim=False) =
-/// log(sum(exp(x - amax))) + amax, with an infinite amax taken as 0.
+/// logsumexp(self, dim, keepdim=False) (_refs.logsumexp): with m = amax
+/// and an infinite m taken as 0, log(sum(exp(x - m))) + m.
 OpResult atenLogsumexp(const OpCall &Op) {
   Tensor X = Op.tensor(0, "self");
   DType D = isFloating(X.dtype()) ? X.dtype() : DType::F32;
@@ -470,21 +470,21 @@ OpResult atenLogsumexp(const OpCall &Op) {
   bool KeepDim = Op.flag(2, "keepdim", false);
   Reduction Kept = reduction(Op, X.shape(), dimsArg(Op, 1), true);
   Reduction R = reduction(Op, X.shape(), dimsArg(Op, 1), KeepDim);
-  Tensor Max = extremumOf(Op, In, Kept, true);
+  Tensor Max = mapWith(
+      Op, extremumOf(Op, In, Kept, true), [Acc](Context &C, const Expr *M) {
+        const Expr *Inf = C.fcmp(FCmpPredicate::Oeq, C.unary(Op::FAbs, M),
+                                 k(C, Acc, INFINITY));
+        return C.select(Inf, k(C, Acc, 0), M);
+      });
   Tensor Shifted = zipWith(Op, In, Max, fsub);
   Tensor Exp = mapWith(Op, Shifted, [](Context &C, const Expr *V) {
     return callFn(C, "exp", V);
   });
   Tensor Sum = sumOf(Op, Exp, R, Acc, Acc);
   Tensor MaxOut = KeepDim ? Max : squeezeReduced(Op, Max, Kept);
-  Tensor Finite = mapWith(Op, MaxOut, [Acc](Context &C, const Expr *M) {
-    const Expr *Inf =
-        C.fcmp(FCmpPredicate::Oeq, C.unary(Op::FAbs, M), k(C, Acc, INFINITY));
-    return C.select(Inf, k(C, Acc, 0), M);
-  });
   Tensor Log = mapWith(
       Op, Sum, [](Context &C, const Expr *V) { return callFn(C, "log", V); });
-  return castTensor(Op, zipWith(Op, Log, Finite, fadd), D);
+  return castTensor(Op, zipWith(Op, Log, MaxOut, fadd), D);
 }
 
 //===-- Softmax -----------------------------------------------------------===//
