@@ -82,6 +82,51 @@ llvm::json::Value checkToJson(const std::string &Source,
                 {"result", pairToJson(R)}};
 }
 
+llvm::json::Value auditToJson(const stages::AuditReport &R) {
+  const bundle::Manifest &M = *R.Bundle;
+  Array Kernels;
+  for (const bundle::Launch *L : M.launches()) {
+    Array Pairs;
+    for (const stages::PairReport &P : R.Pairs)
+      if (P.Kernel == L->Kernel)
+        Pairs.push_back(Object{{"pair", P.Pair.id()},
+                               {"title", P.Pair.title()},
+                               {"result", pairToJson(P.Result)}});
+    Kernels.push_back(Object{
+        {"kernel", L->Kernel},
+        {"grid", Array{int64_t(L->Grid[0]), int64_t(L->Grid[1]), int64_t(L->Grid[2])}},
+        {"num_warps", L->NumWarps},
+        {"compile_time_s", L->CompileSeconds ? llvm::json::Value(*L->CompileSeconds)
+                                             : llvm::json::Value(nullptr)},
+        {"pairs", std::move(Pairs)}});
+  }
+  Array Program;
+  for (const stages::PairReport &P : R.Pairs)
+    if (P.Kernel.empty())
+      Program.push_back(Object{{"pair", P.Pair.id()},
+                               {"title", P.Pair.title()},
+                               {"result", pairToJson(P.Result)}});
+  Object J{{"format", "stagecheck-audit"},
+           {"version", 1},
+           {"bundle", M.Name},
+           {"bundle_dir", M.Dir},
+           {"verdict", stages::spelling(R.Overall)},
+           {"exit_code", stages::exitCode(R.Overall)},
+           {"seconds", R.Seconds},
+           {"program", std::move(Program)},
+           {"kernels", std::move(Kernels)}};
+  if (R.FirstFailure) {
+    const stages::PairReport &F = R.Pairs[*R.FirstFailure];
+    J["first_failure"] = Object{{"pair", F.Pair.id()},
+                                {"kernel", F.Kernel.empty()
+                                               ? llvm::json::Value(nullptr)
+                                               : llvm::json::Value(F.Kernel)}};
+  } else {
+    J["first_failure"] = nullptr;
+  }
+  return J;
+}
+
 void writeJson(const std::string &Path, const llvm::json::Value &V) {
   std::error_code EC;
   llvm::raw_fd_ostream OS(Path, EC);

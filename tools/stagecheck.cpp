@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Text.h"
 #include "smt/Solver.h"
+#include "bundle/Manifest.h"
+#include "stages/Pipeline.h"
 #include "stages/Refinement.h"
 #include "stages/Report.h"
 #include "stagecheck/Config.h"
@@ -57,6 +59,7 @@ const char *TopHelp =
     "usage: stagecheck <command> [options]\n"
     "\n"
     "commands:\n"
+    "  audit    check every stage pair of a bundle, kernel by kernel\n"
     "  check    check one stage file against another\n"
     "\n"
     "options:\n"
@@ -153,6 +156,47 @@ int runCheck(int Argc, char **Argv) {
   return Exit;
 }
 
+int runAudit(int Argc, char **Argv) {
+  cxxopts::Options O("stagecheck audit",
+                     "Checks every stage pair of a bundle (FX -> TTIR -> TTGIR "
+                     "-> LLVM IR -> PTX), kernel by kernel.");
+  O.add_options()("json", "also write the report as JSON to this file",
+                  cxxopts::value<std::string>())(
+      "stages",
+      "comma-separated pairs to check: fx->ttir, ttir->ttgir, ttgir->llir, "
+      "llir->ptx (default: all)",
+      cxxopts::value<std::vector<std::string>>())("h,help", "this help")(
+      "bundle", "BUNDLE", cxxopts::value<std::vector<std::string>>());
+  addSolverOptions(O);
+  O.parse_positional({"bundle"});
+  O.positional_help("BUNDLE");
+  cxxopts::ParseResult P = parseOrThrow(O, Argc, Argv);
+  if (P.count("help")) {
+    std::cout << O.help() << "\n";
+    return 0;
+  }
+  if (!P.count("bundle") || P["bundle"].as<std::vector<std::string>>().size() != 1)
+    throw InputError("audit needs one bundle directory");
+  std::string Dir = P["bundle"].as<std::vector<std::string>>()[0];
+  stages::AuditOptions Options;
+  Options.Check.Solver = solverOptions(P);
+  if (P.count("stages"))
+    for (const std::string &Id : P["stages"].as<std::vector<std::string>>()) {
+      stages::StagePair Pair;
+      if (!stages::parsePairId(Id, Pair))
+        throw InputError("unknown stage pair '" + Id +
+                         "' (fx->ttir, ttir->ttgir, ttgir->llir, llir->ptx)");
+      Options.Pairs.insert(Id);
+    }
+  bundle::Manifest M = bundle::loadBundle(Dir);
+  stages::registerBuiltinCheckers();
+  stages::AuditReport R = stages::audit(M, Options);
+  stages::printAudit(std::cout, R);
+  if (P.count("json"))
+    tools::writeJson(P["json"].as<std::string>(), tools::auditToJson(R));
+  return stages::exitCode(R.Overall);
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -172,6 +216,8 @@ int main(int Argc, char **Argv) {
     }
     if (Command == "check")
       return runCheck(Argc - 1, Argv + 1);
+    if (Command == "audit")
+      return runAudit(Argc - 1, Argv + 1);
     throw InputError("unknown command '" + Command +
                      "' (try stagecheck --help)");
   } catch (const InputError &E) {
