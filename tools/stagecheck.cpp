@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Text.h"
 #include "smt/Solver.h"
+#include "bundle/Import.h"
 #include "bundle/Manifest.h"
 #include "stages/Pipeline.h"
 #include "stages/Refinement.h"
@@ -61,6 +62,7 @@ const char *TopHelp =
     "commands:\n"
     "  audit    check every stage pair of a bundle, kernel by kernel\n"
     "  check    check one stage file against another\n"
+    "  import   build bundles from a TORCH_COMPILE_DEBUG run and the caches\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (stagecheck <command> --help for a command)\n"
@@ -197,6 +199,41 @@ int runAudit(int Argc, char **Argv) {
   return stages::exitCode(R.Overall);
 }
 
+int runImport(int Argc, char **Argv) {
+  cxxopts::Options O("stagecheck import",
+                     "Builds bundles, with no Python, from a TORCH_COMPILE_DEBUG "
+                     "run directory and the inductor and Triton caches.");
+  O.add_options()("torch-debug",
+                  "the directory TORCH_COMPILE_DEBUG_DIR pointed at, or a parent "
+                  "(searched recursively)",
+                  cxxopts::value<std::string>())(
+      "triton-cache",
+      "the directory TRITON_CACHE_DIR / TORCHINDUCTOR_CACHE_DIR pointed at, or "
+      "a parent (searched recursively)",
+      cxxopts::value<std::string>())("o,output", "where the bundles go",
+                                     cxxopts::value<std::string>())(
+      "h,help", "this help");
+  cxxopts::ParseResult P = parseOrThrow(O, Argc, Argv);
+  if (P.count("help")) {
+    std::cout << O.help() << "\n";
+    return 0;
+  }
+  for (const char *Required : {"torch-debug", "triton-cache", "output"})
+    if (!P.count(Required))
+      throw InputError(std::string("import needs --") + Required);
+  bundle::ImportOptions Options{P["torch-debug"].as<std::string>(),
+                                P["triton-cache"].as<std::string>(),
+                                P["output"].as<std::string>()};
+  for (const bundle::ImportedBundle &B : bundle::importBundles(Options)) {
+    std::cout << "bundle " << B.Dir << "   " << B.Launches << " launch"
+              << (B.Launches == 1 ? "" : "es") << ", " << B.Externs
+              << " extern call" << (B.Externs == 1 ? "" : "s") << "\n";
+    for (const std::string &N : B.Notes)
+      std::cout << "  note: " << N << "\n";
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -218,6 +255,8 @@ int main(int Argc, char **Argv) {
       return runCheck(Argc - 1, Argv + 1);
     if (Command == "audit")
       return runAudit(Argc - 1, Argv + 1);
+    if (Command == "import")
+      return runImport(Argc - 1, Argv + 1);
     throw InputError("unknown command '" + Command +
                      "' (try stagecheck --help)");
   } catch (const InputError &E) {
