@@ -68,18 +68,53 @@ bool parsePairId(const std::string &Id, StagePair &Out) {
   return false;
 }
 
-static std::map<std::string, PairChecker> &registry() {
-  static std::map<std::string, PairChecker> R;
+namespace {
+struct Registered {
+  PairChecker Checker;
+  std::string Version;
+};
+std::map<std::string, Registered> &registry() {
+  static std::map<std::string, Registered> R;
   return R;
 }
+} // namespace
 
-void registerChecker(const StagePair &P, PairChecker Checker) {
-  registry()[P.id()] = std::move(Checker);
+void registerChecker(const StagePair &P, PairChecker Checker,
+                     std::string Version) {
+  registry()[P.id()] = {std::move(Checker), std::move(Version)};
 }
 
 const PairChecker *findChecker(const StagePair &P) {
   auto It = registry().find(P.id());
-  return It == registry().end() ? nullptr : &It->second;
+  return It == registry().end() ? nullptr : &It->second.Checker;
+}
+
+std::string checkerVersion(const StagePair &P) {
+  auto It = registry().find(P.id());
+  return It == registry().end() ? "" : It->second.Version;
+}
+
+/// The files a pair's verdict depends on.
+static std::vector<std::string> inputsOf(const StagePair &P,
+                                         const bundle::Manifest &M,
+                                         const bundle::Launch *L) {
+  std::vector<std::string> Files = {M.Path};
+  if (P.wholeProgram()) {
+    Files.push_back(M.Ref.Graph);
+    for (const bundle::Launch *Each : M.launches())
+      Files.push_back(Each->file("ttir"));
+  } else {
+    Files.push_back(L->file(fileKey(P.From)));
+    Files.push_back(L->file(fileKey(P.To)));
+    Files.push_back(L->file("metadata"));
+  }
+  return Files;
+}
+
+static std::string optionsKey(const CheckOptions &O) {
+  return std::string(smt::spelling(O.Arithmetic)) + "/timeout=" +
+         std::to_string(O.Solver.TimeoutMs) +
+         "/memory=" + std::to_string(O.Solver.MemoryLimitMB);
 }
 
 static PairResult runPair(const StagePair &P, const bundle::Manifest &M,
@@ -116,13 +151,32 @@ AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
   auto Selected = [&](const StagePair &P) {
     return O.Pairs.empty() || O.Pairs.count(P.id());
   };
+  auto Run = [&](const StagePair &P, const bundle::Launch *L) {
+    PairReport Report{P, L ? L->Kernel : "", {}, false};
+    bool Cacheable = O.Cache && findChecker(P);
+    ResultCache::Key Key{P.id(), checkerVersion(P), optionsKey(O.Check),
+                         Cacheable ? inputsOf(P, M, L) : std::vector<std::string>{}};
+    if (Cacheable)
+      if (std::optional<PairResult> Hit = O.Cache->lookup(Key)) {
+        Report.Result = std::move(*Hit);
+        Report.FromCache = true;
+        R.Pairs.push_back(std::move(Report));
+        return;
+      }
+    Report.Result = runPair(P, M, L, O.Check);
+    // A timeout depends on the machine's load: never remember one.
+    bool Remember = Report.Result.Reason.find("timeout") == std::string::npos;
+    if (Cacheable && Remember)
+      O.Cache->store(Key, Report.Result);
+    R.Pairs.push_back(std::move(Report));
+  };
   for (const StagePair &P : pipelinePairs())
     if (P.wholeProgram() && Selected(P))
-      R.Pairs.push_back({P, "", runPair(P, M, nullptr, O.Check)});
+      Run(P, nullptr);
   for (const bundle::Launch *L : M.launches())
     for (const StagePair &P : pipelinePairs())
       if (!P.wholeProgram() && Selected(P))
-        R.Pairs.push_back({P, L->Kernel, runPair(P, M, L, O.Check)});
+        Run(P, L);
   // The first failure in pipeline order: earlier stages first, so a bug is
   // blamed on the pair where it entered.
   for (const StagePair &P : pipelinePairs())

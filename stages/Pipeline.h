@@ -41,8 +41,12 @@ bool parsePairId(const std::string &Id, StagePair &Out);
 using PairChecker = std::function<PairResult(
     ir::Context &, const bundle::Manifest &, const bundle::Launch *,
     const CheckOptions &)>;
-/// Makes a checker available to audit (called once at start-up).
-void registerChecker(const StagePair &P, PairChecker Checker);
+/// Makes a checker available to audit (called once at start-up). Version
+/// names the checker's semantics: cached verdicts of another version are
+/// never reused, so bump it whenever what the checker proves changes.
+void registerChecker(const StagePair &P, PairChecker Checker,
+                     std::string Version);
+std::string checkerVersion(const StagePair &P);
 const PairChecker *findChecker(const StagePair &P);
 /// Registers every checker this build has.
 void registerBuiltinCheckers();
@@ -51,6 +55,7 @@ struct PairReport {
   StagePair Pair;
   std::string Kernel; // empty for the whole program
   PairResult Result;
+  bool FromCache = false;
 };
 
 struct AuditReport {
@@ -62,10 +67,25 @@ struct AuditReport {
   double Seconds = 0;
 };
 
+/// Verdicts remembered across runs, keyed by everything a pair's verdict
+/// depends on: the pair, its checker's version, the options, and the content
+/// of the files it reads.
+class ResultCache {
+public:
+  struct Key {
+    std::string Pair, CheckerVersion, Options;
+    std::vector<std::string> Files; // contents are hashed, not names
+  };
+  virtual ~ResultCache() = default;
+  virtual std::optional<PairResult> lookup(const Key &K) = 0;
+  virtual void store(const Key &K, const PairResult &R) = 0;
+};
+
 struct AuditOptions {
   CheckOptions Check;
   /// Pair ids to run ("fx->ttir"...); empty means all.
   std::set<std::string> Pairs;
+  ResultCache *Cache = nullptr;
 };
 
 AuditReport audit(const bundle::Manifest &M, const AuditOptions &O);

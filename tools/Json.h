@@ -6,11 +6,14 @@
 #include "stages/Refinement.h"
 
 #include <llvm/Support/JSON.h>
+#include <optional>
 #include <string>
 
 namespace stagecheck::tools {
 
 llvm::json::Value pairToJson(const stages::PairResult &R);
+/// The inverse of pairToJson (for cached verdicts); nullopt if malformed.
+std::optional<stages::PairResult> pairFromJson(const llvm::json::Value &V);
 llvm::json::Value checkToJson(const std::string &Source,
                               const std::string &Target,
                               const stages::PairResult &R);

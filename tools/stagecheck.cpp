@@ -12,7 +12,9 @@
 #include "stages/Refinement.h"
 #include "stages/Report.h"
 #include "stagecheck/Config.h"
+#include "tools/Corpus.h"
 #include "tools/Json.h"
+#include "tools/ResultCache.h"
 
 #include <cerrno>
 #include <cstring>
@@ -62,6 +64,7 @@ const char *TopHelp =
     "commands:\n"
     "  audit    check every stage pair of a bundle, kernel by kernel\n"
     "  check    check one stage file against another\n"
+    "  corpus   audit every bundle under directories, in parallel, cached\n"
     "  import   build bundles from a TORCH_COMPILE_DEBUG run and the caches\n"
     "\n"
     "options:\n"
@@ -167,7 +170,9 @@ int runAudit(int Argc, char **Argv) {
       "stages",
       "comma-separated pairs to check: fx->ttir, ttir->ttgir, ttgir->llir, "
       "llir->ptx (default: all)",
-      cxxopts::value<std::vector<std::string>>())("h,help", "this help")(
+      cxxopts::value<std::vector<std::string>>())(
+      "cache", "reuse and remember verdicts in this directory",
+      cxxopts::value<std::string>())("h,help", "this help")(
       "bundle", "BUNDLE", cxxopts::value<std::vector<std::string>>());
   addSolverOptions(O);
   O.parse_positional({"bundle"});
@@ -192,6 +197,11 @@ int runAudit(int Argc, char **Argv) {
     }
   bundle::Manifest M = bundle::loadBundle(Dir);
   stages::registerBuiltinCheckers();
+  std::optional<tools::DiskResultCache> Cache;
+  if (P.count("cache")) {
+    Cache.emplace(P["cache"].as<std::string>());
+    Options.Cache = &*Cache;
+  }
   stages::AuditReport R = stages::audit(M, Options);
   stages::printAudit(std::cout, R);
   if (P.count("json"))
@@ -257,6 +267,8 @@ int main(int Argc, char **Argv) {
       return runAudit(Argc - 1, Argv + 1);
     if (Command == "import")
       return runImport(Argc - 1, Argv + 1);
+    if (Command == "corpus")
+      return tools::runCorpus(Argc - 1, Argv + 1);
     throw InputError("unknown command '" + Command +
                      "' (try stagecheck --help)");
   } catch (const InputError &E) {
