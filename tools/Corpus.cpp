@@ -42,6 +42,7 @@ struct BundleRun {
   std::string Name, Dir;
   int ExitCode = 3;
   double Seconds = 0;
+  double PeakMemoryMB = 0;
   std::string Error; // input error text, or why no report came
   std::vector<Row> Rows;
 };
@@ -80,6 +81,7 @@ void readReport(BundleRun &B, const fs::path &Json, const fs::path &Log) {
   }
   const Object &R = *V->getAsObject();
   B.Name = R.getString("bundle").value_or(B.Name).str();
+  B.PeakMemoryMB = R.getNumber("peak_memory_mb").value_or(0);
   auto Add = [&](const std::string &Kernel, const llvm::json::Value &P,
                  std::optional<double> Compile) {
     const Object &PO = *P.getAsObject();
@@ -185,6 +187,7 @@ llvm::json::Value corpusJson(const std::vector<BundleRun> &Runs, double Seconds,
                              {"dir", B.Dir},
                              {"exit_code", B.ExitCode},
                              {"seconds", B.Seconds},
+                             {"peak_memory_mb", B.PeakMemoryMB},
                              {"error", B.Error}});
     for (const Row &R : B.Rows)
       Results.push_back(Object{

@@ -1,6 +1,7 @@
 #include "tools/Json.h"
 
 #include <fstream>
+#include <sys/resource.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/raw_ostream.h>
 #include <stdexcept>
@@ -186,6 +187,15 @@ llvm::json::Value checkToJson(const std::string &Source,
                 {"result", pairToJson(R)}};
 }
 
+/// The largest resident set of this process and of the solver processes it
+/// waited for, in MB.
+static double peakMemoryMB() {
+  struct rusage Self, Children;
+  getrusage(RUSAGE_SELF, &Self);
+  getrusage(RUSAGE_CHILDREN, &Children);
+  return double(std::max(Self.ru_maxrss, Children.ru_maxrss)) / 1024.0;
+}
+
 llvm::json::Value auditToJson(const stages::AuditReport &R) {
   const bundle::Manifest &M = *R.Bundle;
   Array Kernels;
@@ -214,6 +224,7 @@ llvm::json::Value auditToJson(const stages::AuditReport &R) {
                                {"result", pairToJson(P.Result)}});
   Object J{{"format", "stagecheck-audit"},
            {"version", 1},
+           {"peak_memory_mb", peakMemoryMB()},
            {"bundle", M.Name},
            {"bundle_dir", M.Dir},
            {"verdict", stages::spelling(R.Overall)},
