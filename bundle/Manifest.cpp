@@ -458,7 +458,52 @@ private:
           E.Outputs.push_back(S->str());
     for (const std::string &T : E.Outputs)
       requireTensor(M, T, "output", Where + ".output");
+    E.Overload = optionalString(O, "overload");
+    if (const Object *Args = object(O, "args", Where, /*Required=*/false))
+      readExternArgs(*Args, Where + ".args", E);
     return E;
+  }
+
+  void readExternArgs(const Object &Args, const std::string &Where, Extern &E) {
+    for (const auto &[Key, V] : Args) {
+      std::string K = Key.str();
+      if (K == "positional") {
+        const Array *A = V.getAsArray();
+        if (!A)
+          fail(K, "", Where + ".positional must be a list");
+        for (const Value &P : *A) {
+          const Object *PO = P.getAsObject();
+          const Value *Val = PO ? PO->get("value") : nullptr;
+          auto Index = PO ? PO->getInteger("index") : std::nullopt;
+          if (!Val || !Index)
+            fail(K, "", Where + ".positional entries need 'index' and 'value'");
+          E.Positional.push_back({int(*Index), scalar(*Val)});
+        }
+      } else if (K == "input_views") {
+        const Object *Views = V.getAsObject();
+        if (!Views)
+          fail(K, "", Where + ".input_views must be an object");
+        for (const auto &[Pos, View] : *Views) {
+          std::string VW = Where + ".input_views." + Pos.str();
+          const Object *VO = View.getAsObject();
+          size_t Index = std::strtoul(Pos.str().c_str(), nullptr, 10);
+          if (!VO || Index >= E.Inputs.size())
+            fail(Pos.str(), "", VW + " must be a view of an input by position");
+          TensorView TV;
+          TV.Shape = integers(*VO, "shape", VW);
+          TV.Strides = integers(*VO, "strides", VW);
+          if (TV.Shape.size() != TV.Strides.size())
+            fail(Pos.str(), "", VW + ": shape and strides differ in rank");
+          if (auto Off = VO->getInteger("element_offset"))
+            TV.ElementOffset = *Off;
+          else if (auto Off2 = VO->getInteger("offset"))
+            TV.ElementOffset = *Off2;
+          E.InputViews[Index] = TV;
+        }
+      } else if (!V.getAsObject() && !V.getAsArray()) {
+        E.Keywords[K] = scalar(V);
+      }
+    }
   }
 };
 

@@ -70,9 +70,22 @@ struct Launch {
   std::string file(const std::string &Stage) const; // "" when absent
 };
 
+/// A view of a tensor passed to an extern op (its "input_views").
+struct TensorView {
+  std::vector<int64_t> Shape, Strides;
+  int64_t ElementOffset = 0; // from the viewed tensor's first element
+};
+
 struct Extern {
   std::string Op, Call;
+  std::string Overload; // "aten.mul.Tensor" where the manifest says, else ""
   std::vector<std::string> Inputs, Outputs;
+  /// Non-tensor positional arguments by their position in the op's
+  /// argument list, and keyword arguments with scalar values.
+  std::vector<std::pair<int, ScalarValue>> Positional;
+  std::map<std::string, ScalarValue> Keywords;
+  /// Views passed instead of whole tensors, by position in Inputs.
+  std::map<size_t, TensorView> InputViews;
 };
 
 struct Step {
