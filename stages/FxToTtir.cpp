@@ -276,9 +276,14 @@ private:
     Counterexample X;
     X.Query = V.Query;
     X.Buffer = V.Buffer;
-    X.Index = V.Index;
-    X.TargetOrigin = V.From;
     X.Explanation = V.Explanation;
+    // Where the sides part structurally, the explanation names the element;
+    // values are shown only where one side has one (an unwritten output).
+    if (V.Query == "output elements written")
+      X.Index = V.Index;
+    else if (V.From.Loc.known())
+      X.Explanation += " (" + V.From.Op + " at " + V.From.Loc.str() + ")";
+    X.TargetOrigin = V.From;
     Result.Cex = std::move(X);
   }
 
@@ -681,6 +686,7 @@ private:
                    "output elements not written: " + Tensor + describeIndex(I) +
                        " (and possibly more) is never written by the candidate",
                    I, W->From});
+              showReferenceValue(substitute(C, W->Value, At), W->From);
               Ok = false;
               return;
             }
@@ -708,6 +714,25 @@ private:
     Result.Queries.push_back(
         {"output elements written", smt::Outcome::Proved, "", 0, ""});
     return true;
+  }
+
+  /// The reference's value at an element the candidate leaves unwritten,
+  /// on inputs that are all zero.
+  void showReferenceValue(const Expr *RefValue, const Origin &From) {
+    Env Zero;
+    const Expr *Roots[] = {RefValue};
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::Read && N->operand(0)->isConst())
+        Zero.setRead(N->name(), N->operand(0)->constBits(),
+                     Value::ofBits(N->type(), 0));
+    Zero = completed(Zero, {RefValue});
+    try {
+      Result.Cex->Source = Interpreter(Zero).eval(RefValue);
+      Result.Cex->Inputs = Zero;
+    } catch (const EvalError &) {
+    }
+    Result.Cex->SourceOrigin = From;
+    Result.Cex->TargetOrigin = {};
   }
 
   bool mayDiffer(const Expr *A, const Expr *B) {

@@ -5,6 +5,7 @@
 //   # expect: proved | proved within tolerance | counterexample
 //   # explanation: TEXT     the counterexample's explanation starts with TEXT
 //   # input: NAME           the counterexample sets NAME away from its value
+//   # timeout-ms: N         the solver's limit per query for this bundle
 #include "stages/FxToTtir.h"
 #include "bundle/Manifest.h"
 #include "ir/Text.h"
@@ -67,10 +68,17 @@ TEST_P(FxToTtirBundle, VerdictAsExpected) {
       std::getenv("FX_TO_TTIR_TIMEOUT_MS")
           ? std::atoi(std::getenv("FX_TO_TTIR_TIMEOUT_MS"))
           : 60000;
+  if (!header(Text, "timeout-ms").empty())
+    O.Check.Solver.TimeoutMs = unsigned(std::stoul(header(Text, "timeout-ms")));
+  if (const char *Dump = std::getenv("FX_TO_TTIR_DUMP"))
+    O.Check.Solver.DumpDir = Dump;
   stages::PairResult R = stages::checkFxToTtir(C, M, Lift, O);
   std::ostringstream Report;
   stages::printPairResult(Report, R);
   SCOPED_TRACE(Report.str());
+  std::cout << GetParam() << ": " << stages::spelling(R.Kind) << "  "
+            << R.Seconds << " s\n"
+            << Report.str();
   EXPECT_EQ(Lifted, M.launches().size());
   EXPECT_EQ(stages::spelling(R.Kind), header(Text, "expect")) << R.Reason;
   std::string Explanation = header(Text, "explanation");
