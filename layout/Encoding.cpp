@@ -112,8 +112,7 @@ std::string Encoding::str() const {
            ", parent = " + slice().Parent->str() + "}>";
   case Kind::NvidiaMma: {
     const auto &M = mma();
-    return "#ttg.nvidia_mma<{versionMajor = " +
-           std::to_string(M.VersionMajor) +
+    return "#ttg.nvidia_mma<{versionMajor = " + std::to_string(M.VersionMajor) +
            ", versionMinor = " + std::to_string(M.VersionMinor) +
            ", warpsPerCTA = " + list(M.WarpsPerCTA) + ctaFields(M.CTA) +
            ", instrShape = " + list(M.InstrShape) + "}>";
@@ -135,8 +134,7 @@ std::string Encoding::str() const {
            std::to_string(N.SwizzlingByteWidth) +
            ", transposed = " + (N.Transposed ? "true" : "false") +
            ", elementBitWidth = " + std::to_string(N.ElementBitWidth) +
-           (N.FP4Padded ? ", fp4Padded = true" : "") + ctaFields(N.CTA) +
-           "}>";
+           (N.FP4Padded ? ", fp4Padded = true" : "") + ctaFields(N.CTA) + "}>";
   }
   }
   return "";
@@ -217,9 +215,8 @@ private:
   std::string name() {
     skipSpace();
     size_t Start = Pos;
-    while (Pos < Text.size() &&
-           (std::isalnum((unsigned char)Text[Pos]) || Text[Pos] == '_' ||
-            Text[Pos] == '.'))
+    while (Pos < Text.size() && (std::isalnum((unsigned char)Text[Pos]) ||
+                                 Text[Pos] == '_' || Text[Pos] == '.'))
       ++Pos;
     if (Start == Pos)
       fail(Pos, "expected a name");
@@ -378,8 +375,7 @@ private:
       bool Any = has("CTAsPerCGA") || has("CTASplitNum") || has("CTAOrder");
       if (!Any)
         return std::nullopt;
-      CTALayout C{uints("CTAsPerCGA"), uints("CTASplitNum"),
-                  uints("CTAOrder")};
+      CTALayout C{uints("CTAsPerCGA"), uints("CTASplitNum"), uints("CTAOrder")};
       if (C.CTAsPerCGA.size() != Rank || C.CTASplitNum.size() != Rank ||
           C.CTAOrder.size() != Rank)
         P.fail(at("CTAsPerCGA"), "CTA fields of " + Kind + " must have rank " +
@@ -410,8 +406,8 @@ private:
                       const std::string &Field) const {
     for (unsigned X : V)
       if (X == 0 || (X & (X - 1)))
-        fail(At, Field + " must hold powers of two, found " +
-                     std::to_string(X));
+        fail(At,
+             Field + " must hold powers of two, found " + std::to_string(X));
   }
   void checkPowerOf2(unsigned X, size_t At, const std::string &Field) const {
     checkPowersOf2({X}, At, Field);

@@ -100,10 +100,9 @@ public:
     SwizzledShared,
     NVMMAShared
   };
-  using Variant =
-      std::variant<BlockedEncoding, SliceEncoding, NvidiaMmaEncoding,
-                   DotOperandEncoding, SwizzledSharedEncoding,
-                   NVMMASharedEncoding>;
+  using Variant = std::variant<BlockedEncoding, SliceEncoding,
+                               NvidiaMmaEncoding, DotOperandEncoding,
+                               SwizzledSharedEncoding, NVMMASharedEncoding>;
 
   explicit Encoding(Variant V) : Data(std::move(V)) {}
 

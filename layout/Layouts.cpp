@@ -132,15 +132,13 @@ LinearLayout mmaTile(const std::vector<unsigned> &TileShape, unsigned KWidth,
       LinearLayout::identity1D(4, kLane, outDimName(Inner)) *
       LinearLayout::identity1D(8, kLane, outDimName(Outer)) *
       LinearLayout::identity1D(M / 8, kRegister, outDimName(Outer)) *
-      LinearLayout::identity1D(N / (KWidth * 4), kRegister,
-                               outDimName(Inner));
+      LinearLayout::identity1D(N / (KWidth * 4), kRegister, outDimName(Inner));
   return L;
 }
 
 /// Warps of a dot operand: identity along M (or N), zero along K.
-LinearLayout broadcastAlongK(const std::vector<unsigned> &Sizes,
-                             const Order &O, unsigned KDim,
-                             const std::string &In) {
+LinearLayout broadcastAlongK(const std::vector<unsigned> &Sizes, const Order &O,
+                             unsigned KDim, const std::string &In) {
   LinearLayout L;
   for (unsigned D : O)
     L *= D == KDim ? LinearLayout::zeros1D(Sizes[D], In, outDimName(D))
@@ -218,8 +216,8 @@ LinearLayout sliceLayout(const Encoding &E, const Shape &S) {
       for (unsigned K = 0; K < B.size(); ++K)
         if (K != Sl.Dim)
           NB.push_back(B[K]);
-      bool Zero = std::all_of(NB.begin(), NB.end(),
-                              [](int32_t V) { return V == 0; });
+      bool Zero =
+          std::all_of(NB.begin(), NB.end(), [](int32_t V) { return V == 0; });
       // Registers that now all map to the same element are dropped (lanes
       // and warps keep theirs: those threads exist).
       if (In.Name == kRegister && Zero)
@@ -236,9 +234,8 @@ LinearLayout swizzledSharedLayout(const Encoding &E, const Shape &S) {
   requireSingleCTA(E, Sw.CTA);
   unsigned Rank = S.size();
   if (Rank == 1)
-    return fitToShape(LinearLayout::identity1D(int32_t(S[0]), kOffset,
-                                               outDimName(0)),
-                      S);
+    return fitToShape(
+        LinearLayout::identity1D(int32_t(S[0]), kOffset, outDimName(0)), S);
   unsigned ColDim = Sw.Order[0], RowDim = Sw.Order[1];
   int32_t NumCols = int32_t(S[ColDim]), NumRows = int32_t(S[RowDim]);
   std::vector<LinearLayout::Basis> Bases;
@@ -248,13 +245,12 @@ LinearLayout swizzledSharedLayout(const Encoding &E, const Shape &S) {
     int32_t Phase = (Row / int32_t(Sw.PerPhase)) % int32_t(Sw.MaxPhase);
     Bases.push_back({Row, (int32_t(Sw.Vec) * Phase) % NumCols});
   }
-  LinearLayout Cta({{kOffset, Bases}},
-                   std::vector<std::string>{outDimName(RowDim),
-                                            outDimName(ColDim)});
+  LinearLayout Cta(
+      {{kOffset, Bases}},
+      std::vector<std::string>{outDimName(RowDim), outDimName(ColDim)});
   for (unsigned I = 2; I < Rank; ++I) {
     unsigned Dim = Sw.Order[I];
-    Cta *= LinearLayout::identity1D(int32_t(S[Dim]), kOffset,
-                                    outDimName(Dim));
+    Cta *= LinearLayout::identity1D(int32_t(S[Dim]), kOffset, outDimName(Dim));
   }
   return fitToShape(Cta, S);
 }
@@ -320,15 +316,14 @@ LinearLayout nvmmaSharedLayout(const Encoding &E, const Shape &S) {
     badShape(E, S, "a swizzled nvmma_shared layout needs rank 2 or more");
 
   // One 8-row core matrix of the swizzle pattern, in (row, column).
-  int32_t TileCols = 8 * std::max(16u, N.SwizzlingByteWidth) /
-                     N.ElementBitWidth;
+  int32_t TileCols =
+      8 * std::max(16u, N.SwizzlingByteWidth) / N.ElementBitWidth;
   std::vector<LinearLayout::Basis> Bases;
   for (int32_t Col = 1; Col < TileCols; Col *= 2)
     Bases.push_back({0, Col});
   for (int32_t Row = 1; Row < 8; Row *= 2)
-    Bases.push_back(
-        {Row, int32_t(N.vec()) *
-                  ((Row / int32_t(N.perPhase())) % int32_t(N.maxPhase()))});
+    Bases.push_back({Row, int32_t(N.vec()) * ((Row / int32_t(N.perPhase())) %
+                                              int32_t(N.maxPhase()))});
   LinearLayout Tile({{kOffset, Bases}}, standardOutDimNames(2));
 
   // All outer dimensions collapse into rows; rows then columns repeat.
@@ -366,8 +361,7 @@ LinearLayout nvmmaSharedLayout(const Encoding &E, const Shape &S) {
 
 LinearLayout toLinearLayout(const Encoding &E, const Shape &S) {
   if (auto R = E.rank(); R && *R != S.size())
-    badShape(E, S,
-             "the encoding has rank " + std::to_string(*R));
+    badShape(E, S, "the encoding has rank " + std::to_string(*R));
   if (S.empty())
     badShape(E, S, "a tensor needs rank 1 or more");
   for (int64_t D : S)
@@ -416,8 +410,8 @@ std::vector<int64_t> DistributedLayout::element(const HardwareIndex &H) const {
   return std::vector<int64_t>(Out.begin(), Out.end());
 }
 
-std::vector<int64_t> DistributedLayout::elementOfThread(int64_t ThreadId,
-                                                        int32_t Register) const {
+std::vector<int64_t>
+DistributedLayout::elementOfThread(int64_t ThreadId, int32_t Register) const {
   HardwareIndex H;
   H.Register = Register;
   H.Lane = int32_t(ThreadId % threadsPerWarp());

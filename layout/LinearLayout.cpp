@@ -191,8 +191,8 @@ LinearLayout operator*(const LinearLayout &Inner, const LinearLayout &Outer) {
 
   std::vector<LinearLayout::OutDim> Outs;
   for (const std::string &Name : OutNames)
-    Outs.push_back({Name, Inner.outDimSizeLog2(Name) +
-                              Outer.outDimSizeLog2(Name)});
+    Outs.push_back(
+        {Name, Inner.outDimSizeLog2(Name) + Outer.outDimSizeLog2(Name)});
 
   auto Remap = [&](const LinearLayout &L, const LinearLayout::Basis &V,
                    bool Shift) {
@@ -246,8 +246,7 @@ LinearLayout::apply(const std::map<std::string, int32_t> &Input) const {
     auto It = Input.find(In.Name);
     if (It == Input.end())
       continue;
-    assert(It->second >= 0 &&
-           (uint64_t(It->second) >> In.Bases.size()) == 0 &&
+    assert(It->second >= 0 && (uint64_t(It->second) >> In.Bases.size()) == 0 &&
            "input outside its dimension");
     for (unsigned Bit = 0; Bit < In.Bases.size(); ++Bit)
       if ((It->second >> Bit) & 1)
@@ -391,7 +390,8 @@ LinearLayout LinearLayout::invert() const {
       assert(!Only && "invert needs a single input dimension");
       Only = &In;
     }
-  std::string InName = Only ? Only->Name : (Ins.empty() ? kOffset : Ins[0].Name);
+  std::string InName =
+      Only ? Only->Name : (Ins.empty() ? kOffset : Ins[0].Name);
   assert(isInjective() && isSurjective() && "invert needs a bijection");
   std::vector<InDim> NewIns;
   for (unsigned K = 0; K < Outs.size(); ++K) {

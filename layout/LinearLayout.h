@@ -103,8 +103,7 @@ public:
 
   /// The image of one input, given per input dimension (absent ones are 0),
   /// as one value per output dimension in output order.
-  std::vector<int32_t>
-  apply(const std::map<std::string, int32_t> &Input) const;
+  std::vector<int32_t> apply(const std::map<std::string, int32_t> &Input) const;
 
   /// Every input whose image is Out (per output dimension, in output
   /// order), each as one value per input dimension in input order; empty

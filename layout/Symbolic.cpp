@@ -28,8 +28,7 @@ SymbolicHardwareIndex hardwareIndexOfThread(ir::Context &C,
   SymbolicHardwareIndex H;
   H.Register = Register;
   H.Lane = C.andOf(ThreadId, i32(C, ThreadsPerWarp - 1));
-  H.Warp =
-      C.binary(Op::LShr, ThreadId, i32(C, log2Of(ThreadsPerWarp)));
+  H.Warp = C.binary(Op::LShr, ThreadId, i32(C, log2Of(ThreadsPerWarp)));
   H.Block = Block ? Block : i32(C, 0);
   return H;
 }
@@ -73,8 +72,8 @@ applySymbolic(ir::Context &C, const LinearLayout &L,
                                       i32(C, (int64_t(1) << Run) - 1));
           Term = C.binary(Op::Shl, Field, i32(C, J));
         } else {
-          const Expr *Set = C.cast(Op::Trunc, C.binary(Op::LShr, X, i32(C, Bit)),
-                                   Type::boolean());
+          const Expr *Set = C.cast(
+              Op::Trunc, C.binary(Op::LShr, X, i32(C, Bit)), Type::boolean());
           Term = C.select(Set, i32(C, V), i32(C, 0));
         }
         Out[K] = C.xorOf(Out[K], Term);

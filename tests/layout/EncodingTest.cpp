@@ -78,8 +78,8 @@ TEST(LayoutEncoding, ParsesEveryEncodingOfTheCorpus) {
 
 struct Malformed {
   const char *Text;
-  unsigned Offset;      // of the reported character in Text
-  const char *Message;  // part of the message
+  unsigned Offset;     // of the reported character in Text
+  const char *Message; // part of the message
 };
 
 TEST(LayoutEncoding, RejectsMalformedTextAtItsLocation) {
@@ -114,8 +114,8 @@ TEST(LayoutEncoding, RejectsMalformedTextAtItsLocation) {
        "elementBitWidth = 16}>",
        19, "0, 32, 64 or 128"},
       {"#ttg.shared_memory", 0, "not a layout encoding"},
-      {"#ttg.dot_op<{opIdx = 0, opIdx = 1, parent = #blocked, kWidth = 2}>",
-       24, "given twice"},
+      {"#ttg.dot_op<{opIdx = 0, opIdx = 1, parent = #blocked, kWidth = 2}>", 24,
+       "given twice"},
       {"#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = "
        "[2, 2], instrShape = [16]}>",
        75, "needs 2 entries"},

@@ -57,8 +57,7 @@ TEST(LayoutGroundTruth, DistributedLayoutsAgreeWithTritonOnEveryElement) {
     SCOPED_TRACE(C.Label);
     DistributedLayout Mine(*parseCase(C), C.Shape);
     LinearLayout Theirs = tritonLayout(C);
-    ASSERT_EQ(Mine.linear().inDimSize(kRegister),
-              Theirs.inDimSize(kRegister));
+    ASSERT_EQ(Mine.linear().inDimSize(kRegister), Theirs.inDimSize(kRegister));
     ASSERT_EQ(Mine.linear().inDimSize(kLane), Theirs.inDimSize(kLane));
     ASSERT_EQ(Mine.linear().inDimSize(kWarp), Theirs.inDimSize(kWarp));
     bool Ok = true;
@@ -71,9 +70,9 @@ TEST(LayoutGroundTruth, DistributedLayoutsAgreeWithTritonOnEveryElement) {
           std::vector<int64_t> Want64(Want.begin(), Want.end());
           ++HardwareIndices;
           if (Got != Want64) {
-            ADD_FAILURE() << "register " << R << " lane " << L << " warp "
-                          << W << ": stagecheck " << elemStr(Got)
-                          << ", Triton " << elemStr(Want64) << "\nstagecheck:\n"
+            ADD_FAILURE() << "register " << R << " lane " << L << " warp " << W
+                          << ": stagecheck " << elemStr(Got) << ", Triton "
+                          << elemStr(Want64) << "\nstagecheck:\n"
                           << Mine.linear().str() << "\nTriton:\n"
                           << Theirs.str();
             Ok = false;
@@ -222,13 +221,16 @@ std::vector<SharedCase> sharedCases() {
     Cases.push_back({Swz, S, "extra"});
   Cases.push_back({"#ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = "
                    "8, order = [0, 1]}>",
-                   {64, 32}, "extra"});
+                   {64, 32},
+                   "extra"});
   Cases.push_back({"#ttg.swizzled_shared<{vec = 2, perPhase = 4, maxPhase = "
                    "2, order = [2, 1, 0]}>",
-                   {2, 16, 32}, "extra"});
+                   {2, 16, 32},
+                   "extra"});
   Cases.push_back({"#ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = "
                    "4, order = [0, 2, 1]}>",
-                   {8, 4, 16}, "extra"});
+                   {8, 4, 16},
+                   "extra"});
   for (const char *Nv :
        {"#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, "
         "elementBitWidth = 16}>",
@@ -272,11 +274,10 @@ TEST(LayoutGroundTruth, SharedLayoutsMatchTheDocumentedSwizzles) {
     SharedLayout L(*E, C.Shape);
     std::set<int64_t> Offsets;
     for (const auto &Elem : allElements(C.Shape)) {
-      int64_t Want = E->kind() == Encoding::Kind::SwizzledShared
-                         ? documentedSwizzledOffset(E->swizzledShared(),
-                                                    C.Shape, Elem)
-                         : hardwareSwizzledOffset(E->nvmmaShared(), C.Shape,
-                                                  Elem);
+      int64_t Want =
+          E->kind() == Encoding::Kind::SwizzledShared
+              ? documentedSwizzledOffset(E->swizzledShared(), C.Shape, Elem)
+              : hardwareSwizzledOffset(E->nvmmaShared(), C.Shape, Elem);
       int64_t Got = L.offset(Elem);
       ++Elements;
       ASSERT_EQ(Got, Want) << "element " << elemStr(Elem);

@@ -165,8 +165,8 @@ std::vector<EncodingUse> encodingUses(const std::string &ModuleText,
         size_t EncAt = Parts[1].first;
         while (EncAt < L.size() && L[EncAt] == ' ')
           ++EncAt;
-        std::string Enc = L.substr(EncAt, Parts[1].first +
-                                              Parts[1].second.size() - EncAt);
+        std::string Enc =
+            L.substr(EncAt, Parts[1].first + Parts[1].second.size() - EncAt);
         if (Enc.empty() || Enc[0] != '#')
           continue;
         std::vector<int64_t> Shape;
@@ -181,8 +181,8 @@ std::vector<EncodingUse> encodingUses(const std::string &ModuleText,
           Shape.push_back(std::stoll(Dims.substr(P, Q - P)));
           P = Q + 1;
         }
-        Uses.push_back({Enc, {File, Line, unsigned(EncAt + 1)}, true, MemDesc,
-                        Shape});
+        Uses.push_back(
+            {Enc, {File, Line, unsigned(EncAt + 1)}, true, MemDesc, Shape});
       }
     }
   }

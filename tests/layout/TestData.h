@@ -1,4 +1,5 @@
-//===- TestData.h - Ground truth and TTGIR files for layout tests -*- C++ -*-===//
+//===- TestData.h - Ground truth and TTGIR files for layout tests -*- C++
+//-*-===//
 //
 // Readers for tests/layout/ground_truth/*.json (written by
 // scripts/capture_layouts.py from Triton itself) and a scanner that finds
