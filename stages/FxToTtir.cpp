@@ -1044,6 +1044,44 @@ private:
     return C.fcmp(FCmpPredicate::Ogt, Gap, Bound);
   }
 
+  /// Inputs the contract is about: every float symbol finite, drawn
+  /// uniformly from [-s, s] for scales s from 1 to 1e4 (the generic
+  /// falsifier's NaNs and infinities would make most trials vacuous when a
+  /// class reads many elements). Integers small.
+  std::optional<Env> falsifyFinite(const Expr *Violation, unsigned Trials) {
+    std::vector<const Expr *> Symbols;
+    const Expr *Roots[] = {Violation};
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::Symbol)
+        Symbols.push_back(N);
+    static const double Scales[] = {1, 4, 16, 100, 1e4};
+    uint64_t State = 0x9E3779B97F4A7C15ull;
+    auto Next = [&]() {
+      State ^= State << 13;
+      State ^= State >> 7;
+      State ^= State << 17;
+      return double(State >> 11) / double(uint64_t(1) << 53);
+    };
+    for (unsigned T = 0; T < Trials; ++T) {
+      double Scale = Scales[T % 5];
+      Env In;
+      for (const Expr *S : Symbols) {
+        Type Ty = S->type();
+        if (Ty.isFloat())
+          In.setSymbol(S->name(),
+                       Value::ofDouble(Ty, (2 * Next() - 1) * Scale));
+        else
+          In.setSymbol(S->name(), Value::ofBits(Ty, uint64_t(Next() * 8)));
+      }
+      try {
+        if (Interpreter(In).eval(Violation).isTrue())
+          return In;
+      } catch (const EvalError &) {
+      }
+    }
+    return std::nullopt;
+  }
+
   bool checkTolerance(const Element &E, const Canonical &K) {
     std::string Name = "values of " + E.Tensor + " within tolerance";
     if (!K.Ref->type().isFloat()) {
@@ -1063,6 +1101,8 @@ private:
     } catch (const EvalError &) {
     }
     FalsifyOptions F;
+    if (!Found)
+      Found = falsifyFinite(V, 200);
     if (!Found)
       Found = falsify(V, F);
     if (Found) {
@@ -1179,7 +1219,10 @@ private:
                   C.notOf(isFinite(K.Cand)));
       FalsifyOptions F;
       F.Trials = Options.RangeTrials;
-      if (std::optional<Env> Found = falsify(V, F)) {
+      std::optional<Env> Found = falsifyFinite(V, Options.RangeTrials);
+      if (!Found)
+        Found = falsify(V, F);
+      if (Found) {
         double Took = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - Start)
                           .count();
