@@ -5,6 +5,7 @@
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
 #include "stages/Falsify.h"
+#include "stages/Pipeline.h"
 
 #include <chrono>
 #include <cmath>
@@ -1246,6 +1247,21 @@ private:
 PairResult checkFxToTtir(Context &C, const bundle::Manifest &M,
                          const KernelLifter &Lift, const FxToTtirOptions &O) {
   return FxToTtirCheck(C, M, Lift, O).run();
+}
+
+void registerFxToTtirChecker(KernelLifter Lift) {
+  registerChecker(
+      {Stage::FX, Stage::TTIR},
+      [Lift](Context &C, const bundle::Manifest &M, const bundle::Launch *,
+             const CheckOptions &O) {
+        FxToTtirOptions F;
+        F.Check = O;
+        // The pair's contract is over the reals (design.md), whatever
+        // arithmetic the kernel pairs of the same audit use.
+        F.Check.Arithmetic = smt::Mode::Real;
+        return checkFxToTtir(C, M, Lift, F);
+      },
+      "fx-ttir-1");
 }
 
 } // namespace stagecheck::stages

@@ -79,6 +79,10 @@ void toleranceFor(const FxToTtirOptions &O, ir::Type D, double &Rtol,
 PairResult checkFxToTtir(ir::Context &C, const bundle::Manifest &M,
                          const KernelLifter &Lift, const FxToTtirOptions &O);
 
+/// Makes the pair available to audit() with the given kernel lifter (the
+/// TTIR frontend's), over the reals.
+void registerFxToTtirChecker(KernelLifter Lift);
+
 } // namespace stagecheck::stages
 
 #endif
