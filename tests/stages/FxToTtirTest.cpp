@@ -9,6 +9,7 @@
 #include "stages/FxToTtir.h"
 #include "bundle/Manifest.h"
 #include "ir/Text.h"
+#include "stages/Pipeline.h"
 #include "stages/Report.h"
 
 #include <filesystem>
@@ -137,6 +138,35 @@ TEST(FxToTtir, EveryCorpusReferenceLifts) {
     ++Bundles;
   }
   EXPECT_EQ(Bundles, 28u);
+}
+
+} // namespace
+
+namespace {
+
+/// The pair runs inside audit() once a kernel lifter is registered.
+TEST(FxToTtir, RunsInsideAudit) {
+  fs::path Sir =
+      STAGECHECK_TEST_DIR "/stages/fx_to_ttir/tutorial_vector_add.sir";
+  std::string Text = slurp(Sir);
+  stages::registerFxToTtirChecker([Text, Sir](ir::Context &Ctx,
+                                              const bundle::Launch &,
+                                              const ir::KernelInterface &) {
+    return ir::parseEffects(Ctx, Text, Sir.string());
+  });
+  bundle::Manifest M =
+      bundle::loadBundle(STAGECHECK_TEST_DIR "/corpus/tutorial_vector_add");
+  stages::AuditOptions O;
+  O.Pairs = {"fx->ttir"};
+  stages::AuditReport R = stages::audit(M, O);
+  bool Found = false;
+  for (const stages::PairReport &P : R.Pairs)
+    if (P.Pair.id() == "fx->ttir") {
+      Found = true;
+      EXPECT_EQ(P.Result.Kind, stages::Verdict::Proved) << P.Result.Reason;
+      EXPECT_EQ(P.Result.Arithmetic, smt::Mode::Real);
+    }
+  EXPECT_TRUE(Found);
 }
 
 } // namespace
