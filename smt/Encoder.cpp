@@ -20,9 +20,7 @@ z3::expr toBV(z3::context &Z, const z3::expr &E) {
   return E;
 }
 
-z3::expr fromBV1(z3::context &Z, const z3::expr &E) {
-  return E == Z.bv_val(1, 1);
-}
+z3::expr fromBV1(z3::context &Z, const z3::expr &E) { return E == Z.bv_val(1, 1); }
 
 /// floor(X) as an integer term.
 z3::expr realToInt(const z3::expr &X) {
@@ -265,8 +263,7 @@ z3::expr Encoder::integerOp(const Expr *E) {
     case Op::Clz: {
       R = Z.bv_val(W, W);
       for (unsigned I = 0; I < W; ++I) // the highest set bit decides
-        R = z3::ite(A.extract(I, I) == Z.bv_val(1, 1), Z.bv_val(W - 1 - I, W),
-                    R);
+        R = z3::ite(A.extract(I, I) == Z.bv_val(1, 1), Z.bv_val(W - 1 - I, W), R);
       break;
     }
     case Op::Popc: {
@@ -317,8 +314,7 @@ z3::expr Encoder::castOp(const Expr *E) {
       if (FT.MantissaBits >= FF.MantissaBits &&
           FT.ExponentBits >= FF.ExponentBits)
         return A;
-      z3::sort Narrow(Z,
-                      Z3_mk_fpa_sort(Z, FT.ExponentBits, FT.MantissaBits + 1));
+      z3::sort Narrow(Z, Z3_mk_fpa_sort(Z, FT.ExponentBits, FT.MantissaBits + 1));
       z3::expr Rounded =
           wrap(Z, Z3_mk_fpa_to_fp_real(Z, rounding(E->rounding()), A, Narrow));
       return wrap(Z, Z3_mk_fpa_to_real(Z, Rounded));
@@ -348,20 +344,18 @@ z3::expr Encoder::castOp(const Expr *E) {
         Rounded = z3::ite(A >= 0, realToInt(A + Half), -realToInt(-A + Half));
         break;
       case RoundingMode::NearestEven:
-        Rounded =
-            z3::ite(Frac > Half, Floor + 1,
-                    z3::ite(Frac < Half, Floor,
-                            z3::ite(z3::mod(Floor, 2) == 0, Floor, Floor + 1)));
+        Rounded = z3::ite(Frac > Half, Floor + 1,
+                          z3::ite(Frac < Half, Floor,
+                                  z3::ite(z3::mod(Floor, 2) == 0, Floor, Floor + 1)));
         break;
       }
       unsigned W = To.bits();
       bool Signed = E->op() == Op::FPToSI;
       std::string MaxS = Signed ? powerOfTwo(int(W) - 1) : powerOfTwo(int(W));
       z3::expr Max = Z.int_val(MaxS.c_str()) - 1;
-      z3::expr Min =
-          Signed ? -Z.int_val(powerOfTwo(int(W) - 1).c_str()) : Z.int_val(0);
-      z3::expr Clamped =
-          z3::ite(Rounded > Max, Max, z3::ite(Rounded < Min, Min, Rounded));
+      z3::expr Min = Signed ? -Z.int_val(powerOfTwo(int(W) - 1).c_str())
+                            : Z.int_val(0);
+      z3::expr Clamped = z3::ite(Rounded > Max, Max, z3::ite(Rounded < Min, Min, Rounded));
       return Result(z3::int2bv(W, Clamped));
     }
     default:
@@ -372,8 +366,8 @@ z3::expr Encoder::castOp(const Expr *E) {
   FloatFormat FF = From.isFloat() ? floatFormat(From) : FloatFormat{0, 0};
   switch (E->op()) {
   case Op::FPCast:
-    return wrap(
-        Z, Z3_mk_fpa_to_fp_float(Z, rounding(E->rounding()), A, sortOf(To)));
+    return wrap(Z, Z3_mk_fpa_to_fp_float(Z, rounding(E->rounding()), A,
+                                         sortOf(To)));
   case Op::SIToFP:
     return wrap(Z, Z3_mk_fpa_to_fp_signed(Z, rounding(E->rounding()),
                                           toBV(Z, A), sortOf(To)));
@@ -387,39 +381,35 @@ z3::expr Encoder::castOp(const Expr *E) {
     z3::expr Rounded =
         wrap(Z, Z3_mk_fpa_round_to_integral(Z, rounding(E->rounding()), A));
     auto Bound = [&](const std::string &Real) { // exact or +-inf
-      return wrap(Z,
-                  Z3_mk_fpa_to_fp_real(Z, Z3_mk_fpa_rne(Z),
-                                       Z.real_val(Real.c_str()), sortOf(From)));
+      return wrap(Z, Z3_mk_fpa_to_fp_real(Z, Z3_mk_fpa_rne(Z),
+                                          Z.real_val(Real.c_str()), sortOf(From)));
     };
     z3::expr Upper = Bound(powerOfTwo(Signed ? int(W) - 1 : int(W)));
     z3::expr IsNaN = wrap(Z, Z3_mk_fpa_is_nan(Z, A));
     z3::expr TooBig = wrap(Z, Z3_mk_fpa_geq(Z, Rounded, Upper));
     uint64_t MaxBits = Signed ? Value::mask(W - 1) : Value::mask(W);
     uint64_t MinBits = Signed ? (uint64_t(1) << (W - 1)) : 0;
-    z3::expr InRange =
-        wrap(Z, Signed ? Z3_mk_fpa_to_sbv(Z, Z3_mk_fpa_rtz(Z), Rounded, W)
-                       : Z3_mk_fpa_to_ubv(Z, Z3_mk_fpa_rtz(Z), Rounded, W));
+    z3::expr InRange = wrap(Z, Signed ? Z3_mk_fpa_to_sbv(Z, Z3_mk_fpa_rtz(Z), Rounded, W)
+                                      : Z3_mk_fpa_to_ubv(Z, Z3_mk_fpa_rtz(Z), Rounded, W));
     // -inf is caught separately: the lower bound itself may round to -inf.
-    z3::expr NegativeInfinity = wrap(Z, Z3_mk_fpa_is_infinite(Z, A)) &&
-                                wrap(Z, Z3_mk_fpa_is_negative(Z, A));
+    z3::expr NegativeInfinity =
+        wrap(Z, Z3_mk_fpa_is_infinite(Z, A)) && wrap(Z, Z3_mk_fpa_is_negative(Z, A));
     z3::expr TooSmall =
         NegativeInfinity ||
-        (Signed ? wrap(Z, Z3_mk_fpa_lt(Z, Rounded,
-                                       Bound("-" + powerOfTwo(int(W) - 1))))
+        (Signed ? wrap(Z, Z3_mk_fpa_lt(Z, Rounded, Bound("-" + powerOfTwo(int(W) - 1))))
                 : wrap(Z, Z3_mk_fpa_lt(Z, Rounded, Bound("0"))));
-    z3::expr R = z3::ite(
-        IsNaN, Z.bv_val(0, W),
-        z3::ite(TooBig, Z.bv_val(uint64_t(MaxBits), W),
-                z3::ite(TooSmall, Z.bv_val(uint64_t(MinBits), W), InRange)));
+    z3::expr R = z3::ite(IsNaN, Z.bv_val(0, W),
+                         z3::ite(TooBig, Z.bv_val(uint64_t(MaxBits), W),
+                                 z3::ite(TooSmall, Z.bv_val(uint64_t(MinBits), W),
+                                         InRange)));
     return Result(R);
   }
   case Op::Bitcast: {
     z3::expr Bits = A;
     if (From.isFloat()) {
       z3::expr IsNaN = wrap(Z, Z3_mk_fpa_is_nan(Z, A));
-      Bits =
-          z3::ite(IsNaN, Z.bv_val(uint64_t(fp::canonicalNaN(FF)), From.bits()),
-                  wrap(Z, Z3_mk_fpa_to_ieee_bv(Z, A)));
+      Bits = z3::ite(IsNaN, Z.bv_val(uint64_t(fp::canonicalNaN(FF)), From.bits()),
+                     wrap(Z, Z3_mk_fpa_to_ieee_bv(Z, A)));
     } else {
       Bits = toBV(Z, A);
     }
@@ -470,8 +460,7 @@ z3::expr Encoder::ieeeOp(const Expr *E) {
   case Op::FCopySign: {
     z3::expr B = operand(E, 1);
     z3::expr Mag = wrap(Z, Z3_mk_fpa_abs(Z, A));
-    z3::expr Positive =
-        Is(Z3_mk_fpa_is_nan, B) || !Is(Z3_mk_fpa_is_negative, B);
+    z3::expr Positive = Is(Z3_mk_fpa_is_nan, B) || !Is(Z3_mk_fpa_is_negative, B);
     return z3::ite(Positive, Mag, wrap(Z, Z3_mk_fpa_neg(Z, Mag)));
   }
   case Op::FMinNum:
@@ -593,9 +582,8 @@ z3::expr Encoder::realOp(const Expr *E) {
     case RoundingMode::NearestEven: {
       z3::expr Frac = A - Floor;
       z3::expr FloorIsEven = z3::mod(realToInt(A), 2) == 0;
-      return z3::ite(
-          Frac > Half, Floor + 1,
-          z3::ite(Frac < Half, Floor, z3::ite(FloorIsEven, Floor, Floor + 1)));
+      return z3::ite(Frac > Half, Floor + 1,
+                     z3::ite(Frac < Half, Floor, z3::ite(FloorIsEven, Floor, Floor + 1)));
     }
     }
     break;
@@ -637,11 +625,11 @@ z3::expr Encoder::realOp(const Expr *E) {
 }
 
 z3::expr Encoder::eliminated(const Expr *E) {
-  std::string Key =
-      E->op() == Op::Read ? "read:" + E->name() : function(E).name().str();
-  z3::expr Fresh =
-      Z.constant((Key + "#" + std::to_string(Applications.size())).c_str(),
-                 sortOf(E->type()));
+  std::string Key = E->op() == Op::Read ? "read:" + E->name()
+                                        : function(E).name().str();
+  z3::expr Fresh = Z.constant(
+      (Key + "#" + std::to_string(Applications.size())).c_str(),
+      sortOf(E->type()));
   std::vector<z3::expr> Args;
   for (unsigned I = 0; I < E->numOperands(); ++I)
     Args.push_back(operand(E, I));
