@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build
   llvm-22-dev llvm-22-tools libzstd-dev
   libz3-dev libcxxopts-dev libgtest-dev
-  cvc5 python3
+  cvc5 python3 python3-jsonschema libxml2-utils
 )
 
 missing=()

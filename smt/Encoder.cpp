@@ -306,8 +306,19 @@ z3::expr Encoder::castOp(const Expr *E) {
   }
   if (M == Mode::Real) {
     switch (E->op()) {
-    case Op::FPCast:
-      return A;
+    case Op::FPCast: {
+      // Widening is exact. Narrowing rounds even over the reals: a value
+      // stored in f16 has f16's precision whatever the arithmetic around
+      // it (a kernel that skips a rounding to f16 is not exact).
+      FloatFormat FF = floatFormat(From), FT = floatFormat(To);
+      if (FT.MantissaBits >= FF.MantissaBits &&
+          FT.ExponentBits >= FF.ExponentBits)
+        return A;
+      z3::sort Narrow(Z, Z3_mk_fpa_sort(Z, FT.ExponentBits, FT.MantissaBits + 1));
+      z3::expr Rounded =
+          wrap(Z, Z3_mk_fpa_to_fp_real(Z, rounding(E->rounding()), A, Narrow));
+      return wrap(Z, Z3_mk_fpa_to_real(Z, Rounded));
+    }
     case Op::SIToFP:
     case Op::UIToFP:
       return z3::to_real(z3::bv2int(toBV(Z, A), E->op() == Op::SIToFP));

@@ -11,7 +11,9 @@ enum class Mode {
   /// Bit-exact IEEE: Z3 floating point with the op's rounding mode.
   IEEE,
   /// Floats as exact reals: no rounding, no inf/NaN; literals keep their
-  /// exact binary value. Bitcasts of floats have no meaning here.
+  /// exact binary value. Bitcasts of floats have no meaning here. A
+  /// conversion into a narrower format (f32 -> f16, f64 -> f32) still rounds
+  /// to that format: what a tensor of that dtype can hold.
   Real,
 };
 

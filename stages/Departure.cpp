@@ -20,8 +20,7 @@ uint64_t positionKey(ttir::FilePos P) {
 
 /// Def-use over the values of a module, precise enough to follow one
 /// carried value through a loop: a loop's result r depends on the bounds,
-/// its initial value r and the value its body yields as r; a shared-memory
-/// read depends on every write into the same allocation.
+/// its initial value r and the value its body yields as r.
 class Dataflow {
 public:
   explicit Dataflow(const ttir::Module &M) {
@@ -37,8 +36,7 @@ public:
   /// The ops whose values the operands of Roots are computed from (Roots
   /// included).
   std::unordered_set<const Operation *>
-  slice(const std::vector<const Operation *> &Roots,
-        std::optional<unsigned> OnlyOperand = std::nullopt) const {
+  slice(const std::vector<const Operation *> &Roots) const {
     std::unordered_set<const Operation *> Ops;
     std::set<std::pair<std::string, unsigned>> Seen;
     std::vector<std::pair<std::string, unsigned>> Work;
@@ -47,25 +45,14 @@ public:
         return;
       for (const ttir::OperandRef &R : O->Operands)
         Work.push_back({R.Name, R.Index});
-      for (const Operation *W : memoryWriters(O))
-        if (Ops.insert(W).second)
-          for (const ttir::OperandRef &R : W->Operands)
-            Work.push_back({R.Name, R.Index});
       for (const Operation *Inner : nested(O)) // what a region op computes
         for (const ttir::OperandRef &R : Inner->Operands) {
           Ops.insert(Inner);
           Work.push_back({R.Name, R.Index});
         }
     };
-    for (const Operation *R : Roots) {
-      if (!OnlyOperand) {
-        Uses(R);
-        continue;
-      }
-      if (R && Ops.insert(R).second && *OnlyOperand < R->Operands.size())
-        Work.push_back({R->Operands[*OnlyOperand].Name,
-                        R->Operands[*OnlyOperand].Index});
-    }
+    for (const Operation *R : Roots)
+      Uses(R);
     while (!Work.empty()) {
       auto V = Work.back();
       Work.pop_back();
@@ -103,7 +90,6 @@ private:
   std::unordered_map<std::string, std::pair<const Operation *, unsigned>> BlockArgs;
   std::unordered_map<const Operation *, std::vector<const Operation *>> Nested;
   std::unordered_map<uint64_t, const Operation *> ByPosition;
-  std::vector<const Operation *> SharedWriters;
 
   void walk(const ttir::Region &R, const Operation *Holder) {
     for (const ttir::Block &B : R.Blocks) {
@@ -116,9 +102,6 @@ private:
         ByPosition[positionKey(O.Pos)] = &O;
         if (Holder)
           Nested[Holder].push_back(&O);
-        if (O.Name == "ttg.async_copy_global_to_local" ||
-            O.Name == "ttg.local_store")
-          SharedWriters.push_back(&O);
         for (const ttir::Region &Inner : O.Regions)
           walk(Inner, &O);
       }
@@ -156,38 +139,6 @@ private:
     return true;
   }
 
-  /// The allocation a memory descriptor value views, if it can be traced.
-  const Operation *allocation(const ttir::OperandRef &R) const {
-    for (unsigned Depth = 0; Depth < 16; ++Depth) {
-      auto It = Results.find(R.Name);
-      if (It == Results.end())
-        return nullptr;
-      const Operation *O = It->second;
-      if (O->Name == "ttg.local_alloc")
-        return O;
-      if (O->Name.rfind("ttg.memdesc_", 0) != 0 || O->Operands.empty())
-        return nullptr;
-      return allocation(O->Operands.front());
-    }
-    return nullptr;
-  }
-
-  /// The writes into the allocations a read of O may see.
-  std::vector<const Operation *> memoryWriters(const Operation *O) const {
-    std::vector<const Operation *> Out;
-    if (O->Name != "ttg.local_load" && O->Name != "ttng.warp_group_dot")
-      return Out;
-    for (const ttir::OperandRef &R : O->Operands) {
-      const Operation *A = allocation(R);
-      if (!A)
-        continue;
-      for (const Operation *W : SharedWriters)
-        for (const ttir::OperandRef &D : W->Operands)
-          if (D.Tag.empty() && allocation(D) == A)
-            Out.push_back(W);
-    }
-    return Out;
-  }
 };
 
 } // namespace
@@ -196,30 +147,82 @@ std::optional<ttir::OpRef> findDeparture(const ttir::Module &Target,
                                          const ttir::LiftResult &SourceLift,
                                          const ttir::LiftResult &TargetLift,
                                          const Counterexample &X) {
-  Dataflow Flow(Target);
-  std::vector<const Operation *> Roots;
-  for (const ttir::OpTrace &T : TargetLift.Trace)
-    if (T.Ref.Op == X.TargetOrigin.Op &&
-        T.Ref.Source.str() == X.TargetOrigin.Loc.str())
-      Roots.push_back(Flow.at(T.Ref.Pos));
-  // A store's guard comes from its mask, its place from its pointer, its
-  // value from its value operand: follow only what the failing query saw.
-  std::optional<unsigned> Operand;
-  if (X.Query.find(": guards") != std::string::npos)
-    Operand = 2;
-  else if (X.Query.find(": places") != std::string::npos)
-    Operand = 0;
-  else if (X.Query.find(": values") != std::string::npos)
-    Operand = 1;
-  std::unordered_set<const Operation *> Relevant = Flow.slice(Roots, Operand);
+  // What the failing query saw of the target's writes: the guards, the
+  // places or the values (all of them for a comparison by content).
+  std::vector<const Expr *> Roots;
+  bool Guards = X.Query.find(": guards") != std::string::npos;
+  bool Places = X.Query.find(": places") != std::string::npos;
+  bool Values = X.Query.find(": values") != std::string::npos;
+  bool All = !Guards && !Places && !Values;
+  for (const Write &W : TargetLift.Effects.Writes) {
+    if (W.Buffer != X.Buffer)
+      continue;
+    if (All || Guards)
+      Roots.push_back(W.Guard);
+    if (All || Places)
+      Roots.push_back(W.Index);
+    if (All || Values)
+      Roots.insert(Roots.end(), {W.Value, W.Defined});
+  }
+  // Live: an op execution whose value that depends on; going backwards
+  // through the trace, what a live op consumed is live too (so values that
+  // a reduction or a dot consumed element by element count).
+  std::unordered_set<const Expr *> Live;
+  // What live ops consumed directly: a constant is shared by everything
+  // that folds to it, so an arith.constant is live only when consumed.
+  std::unordered_set<const Expr *> Consumed;
+  auto MakeLive = [&](const std::vector<const Expr *> &Es) {
+    Consumed.insert(Es.begin(), Es.end());
+    std::vector<const Expr *> Fresh;
+    for (const Expr *E : Es)
+      if (!Live.count(E))
+        Fresh.push_back(E);
+    for (const Expr *N : postOrder(Fresh))
+      Live.insert(N);
+  };
+  MakeLive(Roots);
+  // Constants count only from arith.constant (other ops yield them by
+  // folding, and one constant serves many values), except poison: a
+  // definedness that is false is what an ill-typed op yields.
+  // (Value ops record each result as its element and its definedness.)
+  auto Evidence = [](const ttir::OpTrace &T, size_t K) {
+    const Expr *E = T.Results[K];
+    bool Definedness = K % 2 == 1 && T.Ref.Op != "tt.store" &&
+                       T.Results.size() % 2 == 0;
+    return !E->isConst() || T.Ref.Op == "arith.constant" ||
+           (Definedness && E->isFalse());
+  };
+  std::vector<std::vector<const Expr *>> LiveResults(TargetLift.Trace.size());
+  for (size_t I = TargetLift.Trace.size(); I-- > 0;) {
+    const ttir::OpTrace &T = TargetLift.Trace[I];
+    bool Constant = T.Ref.Op == "arith.constant";
+    for (size_t K = 0; K < T.Results.size(); ++K)
+      if (Evidence(T, K) &&
+          (Constant ? Consumed.count(T.Results[K]) : Live.count(T.Results[K])))
+        LiveResults[I].push_back(T.Results[K]);
+    bool Store = T.Ref.Op == "tt.store";
+    if (LiveResults[I].empty())
+      continue;
+    // Control flow yields what its regions computed: the nodes are the
+    // same, so liveness reaches the ops inside without the holder.
+    if (T.Ref.Op == "scf.for" || T.Ref.Op == "scf.if" || T.Ref.Op == "scf.while")
+      continue;
+    // A store consumed its pointer, value and mask (in that order): only
+    // what the failing query saw of it.
+    if (Store && T.Inputs.size() >= 4 && !All) {
+      std::vector<const Expr *> Seen;
+      size_t From = Guards ? 4 : Places ? 0 : 2;
+      for (size_t K = From; K < From + 2 && K < T.Inputs.size(); ++K)
+        Seen.push_back(T.Inputs[K]);
+      MakeLive(Seen);
+      continue;
+    }
+    MakeLive(T.Inputs);
+  }
 
-  // What the source computes: everything it writes, every value an op
-  // yields, and per op and place the values it yields there.
-  std::vector<const Expr *> SourceRoots;
-  for (const Write &W : SourceLift.Effects.Writes)
-    SourceRoots.insert(SourceRoots.end(), {W.Guard, W.Index, W.Value, W.Defined});
-  std::vector<const Expr *> Nodes = postOrder(SourceRoots);
-  std::unordered_set<const Expr *> Anywhere(Nodes.begin(), Nodes.end());
+  // What the source computes: every value an op yields anywhere, and per
+  // op and place the values it yields there.
+  std::unordered_set<const Expr *> Anywhere;
   auto Key = [](const ttir::OpRef &R) { return R.Op + "@" + R.Source.str(); };
   std::unordered_map<std::string, std::unordered_set<const Expr *>> AtPlace;
   for (const ttir::OpTrace &T : SourceLift.Trace) {
@@ -228,49 +231,21 @@ std::optional<ttir::OpRef> findDeparture(const ttir::Module &Target,
       AtPlace[Key(T.Ref)].insert(T.Results.begin(), T.Results.end());
   }
 
-  // What the failing write is made of. A value that does not depend on an
-  // element index must be part of it to matter (pipelining bookkeeping
-  // yields values the source lacks but no write uses); a tensor value is
-  // seen there only element by element, so it is not asked to be.
-  std::vector<const Expr *> TargetRoots;
-  for (const Write &W : TargetLift.Effects.Writes)
-    if (W.Buffer == X.Buffer)
-      TargetRoots.insert(TargetRoots.end(), {W.Guard, W.Index, W.Value, W.Defined});
-  std::vector<const Expr *> Used = postOrder(TargetRoots);
-  std::unordered_set<const Expr *> InWrite(Used.begin(), Used.end());
-  std::unordered_map<const Expr *, bool> Indexed;
-  auto DependsOnIndex = [&](const Expr *E) {
-    const Expr *Roots[] = {E};
-    for (const Expr *N : postOrder(Roots)) {
-      if (Indexed.count(N))
-        continue;
-      bool I = N->op() == Op::Symbol && N->name().size() > 1 &&
-               N->name()[0] == 'e' &&
-               std::isdigit((unsigned char)N->name()[1]);
-      for (const Expr *O : N->operands())
-        I |= Indexed.at(O);
-      Indexed[N] = I;
-    }
-    return Indexed.at(E);
-  };
-
+  Dataflow Flow(Target);
   std::unordered_map<const Operation *, const ttir::OpRef *> Departing;
-  for (const ttir::OpTrace &T : TargetLift.Trace) {
+  for (size_t I = 0; I < TargetLift.Trace.size(); ++I) {
+    const ttir::OpTrace &T = TargetLift.Trace[I];
     const Operation *O = Flow.at(T.Ref.Pos);
-    if (!O || !Relevant.count(O) || Departing.count(O))
+    if (LiveResults[I].empty() || !O || Departing.count(O))
       continue;
     const std::unordered_set<const Expr *> *Expected = &Anywhere;
     if (T.Ref.Source.known())
       if (auto It = AtPlace.find(Key(T.Ref)); It != AtPlace.end())
         Expected = &It->second;
-    for (const Expr *E : T.Results) {
-      // A constant is evidence only from arith.constant: other ops yield
-      // constants by folding, and one constant serves many values.
-      if (E->isConst() && T.Ref.Op != "arith.constant")
-        continue;
-      // A float constant is data (a changed one folds into what uses it).
-      bool Data = T.Ref.Op == "arith.constant" && E->type().isFloat();
-      if (!InWrite.count(E) && !DependsOnIndex(E) && !Data)
+    for (const Expr *E : LiveResults[I]) {
+      // A bare symbol (an index, a parameter) is an input, not a
+      // computation.
+      if (E->op() == Op::Symbol)
         continue;
       if (!Expected->count(E)) {
         Departing[O] = &T.Ref;

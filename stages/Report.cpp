@@ -34,9 +34,19 @@ void printCounterexample(std::ostream &OS, const Counterexample &X,
   std::string Inputs;
   for (const auto &[Name, V] : X.Inputs.symbols())
     Inputs += "  " + Name + " = " + V.str();
-  for (const auto &[Key, V] : X.Inputs.reads())
-    Inputs += "  " + Key.first + "[" + std::to_string(Key.second) + "] = " +
-              V.str();
+  // Many reads (a reduction's row): list those that are not zero.
+  bool Summarize = X.Inputs.reads().size() > 8;
+  bool Omitted = false;
+  for (const auto &[Key, V] : X.Inputs.reads()) {
+    if (Summarize && V.Bits == 0) {
+      Omitted = true;
+      continue;
+    }
+    Inputs +=
+        "  " + Key.first + "[" + std::to_string(Key.second) + "] = " + V.str();
+  }
+  if (Omitted)
+    Inputs += "  every other element read = 0";
   if (!Inputs.empty())
     OS << Indent << "input  " << Inputs << "\n";
   for (const Env::CallPoint &P : X.Inputs.calls()) {
@@ -48,8 +58,8 @@ void printCounterexample(std::ostream &OS, const Counterexample &X,
   if (!X.Index)
     return;
   std::string At = X.Buffer + "[" + std::to_string(*X.Index) + "]";
-  auto Side = [&](const char *Label, const std::optional<Value> &V,
-                  bool Poison, const Origin &O) {
+  auto Side = [&](const char *Label, const std::optional<Value> &V, bool Poison,
+                  const Origin &O) {
     OS << Indent << Label << At << " = ";
     if (!V)
       OS << "(not written)";

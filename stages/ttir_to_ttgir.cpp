@@ -265,7 +265,10 @@ private:
     if (!Keys.empty())
       Bounds.push_back("trip counts 0.." + std::to_string(Options.LoopBound) +
                        " of " + joined(LoopNames));
-    std::vector<uint64_t> Trips(Keys.size(), 0);
+    // Trip counts 1, 2, ..., LoopBound, then 0: a case where the loops run
+    // finds a difference inside them, where a report is most useful.
+    auto First = [&]() -> uint64_t { return Options.LoopBound >= 1 ? 1 : 0; };
+    std::vector<uint64_t> Trips(Keys.size(), First());
     bool AnyFeasible = false;
     size_t KeysBefore = Keys.size();
     for (;;) {
@@ -317,9 +320,16 @@ private:
           Total.Reason = CaseName + R.Reason;
         }
       }
+      // The next combination in the order 1, 2, ..., LoopBound, 0.
       size_t I = 0;
-      while (I < Trips.size() && ++Trips[I] > Options.LoopBound)
-        Trips[I++] = 0;
+      for (; I < Trips.size(); ++I) {
+        if (Trips[I] == 0) {
+          Trips[I] = First();
+          continue; // wrapped: carry on
+        }
+        Trips[I] = Trips[I] == Options.LoopBound ? 0 : Trips[I] + 1;
+        break;
+      }
       if (I == Trips.size())
         break;
     }

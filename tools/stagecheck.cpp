@@ -6,12 +6,17 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Text.h"
 #include "smt/Solver.h"
+#include "bundle/Import.h"
+#include "bundle/Manifest.h"
+#include "stages/Pipeline.h"
 #include "stages/Refinement.h"
 #include "stages/Report.h"
 #include "stages/ttir_to_ttgir.h"
 #include "frontends/ttir/Lifter.h"
 #include "stagecheck/Config.h"
+#include "tools/Corpus.h"
 #include "tools/Json.h"
+#include "tools/ResultCache.h"
 
 #include <cerrno>
 #include <cstring>
@@ -59,8 +64,11 @@ const char *TopHelp =
     "usage: stagecheck <command> [options]\n"
     "\n"
     "commands:\n"
+    "  audit    check every stage pair of a bundle, kernel by kernel\n"
     "  check    check one stage file against another\n"
     "  lift     print what a TTIR or TTGIR file does, in the .sir text form\n"
+    "  corpus   audit every bundle under directories, in parallel, cached\n"
+    "  import   build bundles from a TORCH_COMPILE_DEBUG run and the caches\n"
     "\n"
     "options:\n"
     "  -h, --help     this help (stagecheck <command> --help for a command)\n"
@@ -217,6 +225,89 @@ int runLift(int Argc, char **Argv) {
   return 0;
 }
 
+int runAudit(int Argc, char **Argv) {
+  cxxopts::Options O("stagecheck audit",
+                     "Checks every stage pair of a bundle (FX -> TTIR -> TTGIR "
+                     "-> LLVM IR -> PTX), kernel by kernel.");
+  O.add_options()("json", "also write the report as JSON to this file",
+                  cxxopts::value<std::string>())(
+      "stages",
+      "comma-separated pairs to check: fx->ttir, ttir->ttgir, ttgir->llir, "
+      "llir->ptx (default: all)",
+      cxxopts::value<std::vector<std::string>>())(
+      "cache", "reuse and remember verdicts in this directory",
+      cxxopts::value<std::string>())("h,help", "this help")(
+      "bundle", "BUNDLE", cxxopts::value<std::vector<std::string>>());
+  addSolverOptions(O);
+  O.parse_positional({"bundle"});
+  O.positional_help("BUNDLE");
+  cxxopts::ParseResult P = parseOrThrow(O, Argc, Argv);
+  if (P.count("help")) {
+    std::cout << O.help() << "\n";
+    return 0;
+  }
+  if (!P.count("bundle") || P["bundle"].as<std::vector<std::string>>().size() != 1)
+    throw InputError("audit needs one bundle directory");
+  std::string Dir = P["bundle"].as<std::vector<std::string>>()[0];
+  stages::AuditOptions Options;
+  Options.Check.Solver = solverOptions(P);
+  if (P.count("stages"))
+    for (const std::string &Id : P["stages"].as<std::vector<std::string>>()) {
+      stages::StagePair Pair;
+      if (!stages::parsePairId(Id, Pair))
+        throw InputError("unknown stage pair '" + Id +
+                         "' (fx->ttir, ttir->ttgir, ttgir->llir, llir->ptx)");
+      Options.Pairs.insert(Id);
+    }
+  bundle::Manifest M = bundle::loadBundle(Dir);
+  stages::registerBuiltinCheckers();
+  std::optional<tools::DiskResultCache> Cache;
+  if (P.count("cache")) {
+    Cache.emplace(P["cache"].as<std::string>());
+    Options.Cache = &*Cache;
+  }
+  stages::AuditReport R = stages::audit(M, Options);
+  stages::printAudit(std::cout, R);
+  if (P.count("json"))
+    tools::writeJson(P["json"].as<std::string>(), tools::auditToJson(R));
+  return stages::exitCode(R.Overall);
+}
+
+int runImport(int Argc, char **Argv) {
+  cxxopts::Options O("stagecheck import",
+                     "Builds bundles, with no Python, from a TORCH_COMPILE_DEBUG "
+                     "run directory and the inductor and Triton caches.");
+  O.add_options()("torch-debug",
+                  "the directory TORCH_COMPILE_DEBUG_DIR pointed at, or a parent "
+                  "(searched recursively)",
+                  cxxopts::value<std::string>())(
+      "triton-cache",
+      "the directory TRITON_CACHE_DIR / TORCHINDUCTOR_CACHE_DIR pointed at, or "
+      "a parent (searched recursively)",
+      cxxopts::value<std::string>())("o,output", "where the bundles go",
+                                     cxxopts::value<std::string>())(
+      "h,help", "this help");
+  cxxopts::ParseResult P = parseOrThrow(O, Argc, Argv);
+  if (P.count("help")) {
+    std::cout << O.help() << "\n";
+    return 0;
+  }
+  for (const char *Required : {"torch-debug", "triton-cache", "output"})
+    if (!P.count(Required))
+      throw InputError(std::string("import needs --") + Required);
+  bundle::ImportOptions Options{P["torch-debug"].as<std::string>(),
+                                P["triton-cache"].as<std::string>(),
+                                P["output"].as<std::string>()};
+  for (const bundle::ImportedBundle &B : bundle::importBundles(Options)) {
+    std::cout << "bundle " << B.Dir << "   " << B.Launches << " launch"
+              << (B.Launches == 1 ? "" : "es") << ", " << B.Externs
+              << " extern call" << (B.Externs == 1 ? "" : "s") << "\n";
+    for (const std::string &N : B.Notes)
+      std::cout << "  note: " << N << "\n";
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -238,6 +329,12 @@ int main(int Argc, char **Argv) {
       return runCheck(Argc - 1, Argv + 1);
     if (Command == "lift")
       return runLift(Argc - 1, Argv + 1);
+    if (Command == "audit")
+      return runAudit(Argc - 1, Argv + 1);
+    if (Command == "import")
+      return runImport(Argc - 1, Argv + 1);
+    if (Command == "corpus")
+      return tools::runCorpus(Argc - 1, Argv + 1);
     throw InputError("unknown command '" + Command +
                      "' (try stagecheck --help)");
   } catch (const InputError &E) {

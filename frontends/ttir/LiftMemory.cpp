@@ -249,7 +249,8 @@ bool Lifter::liftMemoryOp(const Operation &O) {
     for (const Expr *E : {W.Guard, W.Index, W.Value, W.Defined})
       recordProvenance(O, E);
     R.Trace.push_back({{O.Name, O.Pos, M.resolve(O.Location)},
-                       {W.Guard, W.Index, W.Value, W.Defined}});
+                       {W.Guard, W.Index, W.Value, W.Defined},
+                       CurrentInputs});
     R.Effects.Writes.push_back(std::move(W));
     WrittenBuffers.insert(P.Buffer);
     return true;

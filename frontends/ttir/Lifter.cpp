@@ -450,9 +450,24 @@ Lifter::Terminated Lifter::liftBlock(const Block &B,
   return {"", {}};
 }
 
+std::vector<const Expr *> Lifter::inputsOf(const Operation &O) {
+  std::vector<const Expr *> In;
+  auto &Frame = Frames.back();
+  for (const OperandRef &Ref : O.Operands) {
+    auto It = Frame.find(Ref.Name);
+    if (It == Frame.end() || Ref.Index >= It->second.size())
+      continue;
+    const Val &V = It->second[Ref.Index];
+    if (V.K == Val::Kind::Tensor && V.E)
+      In.insert(In.end(), {V.E, V.Defined});
+  }
+  return In;
+}
+
 void Lifter::liftOp(const Operation &O) {
   unsigned Saved = NodesBefore;
   NodesBefore = unsigned(C.numNodes());
+  CurrentInputs = inputsOf(O);
   try {
     if (O.Name == "scf.for")
       liftFor(O);
@@ -477,7 +492,7 @@ void Lifter::liftOp(const Operation &O) {
         Results.insert(Results.end(), Group.begin(), Group.end());
       }
       recordProvenance(O, Results);
-      OpTrace T{{O.Name, O.Pos, M.resolve(O.Location)}, {}};
+      OpTrace T{{O.Name, O.Pos, M.resolve(O.Location)}, {}, inputsOf(O)};
       for (const Val &V : Results)
         if (V.K == Val::Kind::Tensor)
           T.Results.insert(T.Results.end(), {V.E, V.Defined});
@@ -498,7 +513,7 @@ void Lifter::addUndefined(const Expr *Cond, const std::vector<int64_t> &Shape,
     return;
   recordProvenance(O, When);
   R.Effects.Undefined.push_back({When, Reason, origin(O), boundOf(Shape)});
-  R.Trace.push_back({{O.Name, O.Pos, M.resolve(O.Location)}, {When}});
+  R.Trace.push_back({{O.Name, O.Pos, M.resolve(O.Location)}, {When}, {}});
 }
 
 Val Lifter::select(const Expr *Cond, const Val &T, const Val &F, const Operation &O) {

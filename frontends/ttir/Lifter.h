@@ -74,6 +74,9 @@ struct OpRef {
 struct OpTrace {
   OpRef Ref;
   std::vector<const ir::Expr *> Results;
+  /// The values the op consumed (its tensor operands' elements and
+  /// definedness), as they were when it ran.
+  std::vector<const ir::Expr *> Inputs;
 };
 
 struct LiftOptions {

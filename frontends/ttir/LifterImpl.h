@@ -177,6 +177,8 @@ public:
 
   // Provenance.
   unsigned NodesBefore = 0;
+  std::vector<const ir::Expr *> CurrentInputs; // of the op being lifted
+  std::vector<const ir::Expr *> inputsOf(const Operation &O);
   void recordProvenance(const Operation &O, const std::vector<Val> &Vs);
   void recordProvenance(const Operation &O, const ir::Expr *E);
 };

@@ -63,7 +63,6 @@ const Case Cases[] = {
     {"tutorial_vector_add", Mutation::OffByOneRange, "tt.make_range"},
     {"inductor_int_ops", Mutation::OffByOneRange, "tt.make_range"},
     {"tutorial_fused_softmax", Mutation::OffByOneRange, "tt.make_range"},
-    {"tutorial_matmul", Mutation::OffByOneRange, "%offs_am_8 = tt.make_range"},
     // A wrong convert_layout target shape.
     {"tutorial_matmul", Mutation::ConvertLayoutShape, "ttg.convert_layout"},
     {"inductor_mean", Mutation::ConvertLayoutShape, "ttg.convert_layout"},

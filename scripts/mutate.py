@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""The mutation harness: how much of what goes wrong does stagecheck catch?
+
+usage: scripts/mutate.py [--stagecheck PATH] [--per-operator N] [--seed S]
+                         [--stages ttir,ttgir,llir,ptx] [--json OUT] CORPUS_DIR...
+
+For every bundle, every stage file is mutated by operators that model the
+bugs a compiler stage can introduce (a flipped predicate, a changed
+constant, swapped operands, a dropped mask or guard, a wrong shuffle offset,
+a wrong rounding, swapped vector lanes, ...). Each mutant records the pair
+that must fail: the pair that ends at the mutated stage (a TTGIR mutant
+must fail at TTIR -> TTGIR, with FX -> TTIR still proved).
+
+A mutant that changes nothing observable is recognised by a proof: the
+mutated stage file is checked against the original one (`stagecheck check
+--from S --to S`); if they are proved equivalent the mutant is set aside,
+not counted as a miss. Outcomes:
+
+  caught       the first failing pair is the mutated one, with a counterexample
+  mislocated   a counterexample, but first at another pair
+  inconclusive the mutated pair is `unknown`
+  missed       every pair proved although the mutant is not equivalent
+  equivalent   proved equivalent to the original: set aside
+  invalid      the mutant is not well-formed input (exit 3): set aside
+"""
+import argparse
+import collections
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAIR_ENDING_AT = {"ttir": "fx->ttir", "ttgir": "ttir->ttgir", "llir": "ttgir->llir",
+                  "ptx": "llir->ptx"}
+
+
+class Operator:
+    """A regex rewrite applied at one chosen match of one line."""
+
+    def __init__(self, name, pattern, rewrite, where=None):
+        self.name = name
+        self.pattern = re.compile(pattern)
+        self.rewrite = rewrite  # function(match) -> replacement text, or None
+        self.where = where      # optional predicate on (lines, index)
+
+    def sites(self, lines):
+        out = []
+        for i, line in enumerate(lines):
+            if self.where and not self.where(lines, i):
+                continue
+            for m in self.pattern.finditer(line):
+                if self.rewrite(m) not in (None, m.group(0)):
+                    out.append((i, m.start(), m.end()))
+        return out
+
+    def apply(self, lines, site):
+        i, start, end = site
+        m = self.pattern.match(lines[i], start)
+        new = list(lines)
+        new[i] = lines[i][:start] + self.rewrite(m) + lines[i][end:]
+        return new
+
+
+def flip(table):
+    return lambda m: m.group(0).replace(m.group(1), table[m.group(1)], 1)
+
+
+def bump_number(m):
+    text = m.group(1)
+    if re.fullmatch(r"-?\d+", text):
+        return m.group(0).replace(text, str(int(text) + 1), 1)
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return m.group(0).replace(text, repr(value * 2 if value else 1.0), 1)
+
+
+def swap_operands(m):
+    return f"{m.group(1)} {m.group(3)}, {m.group(2)}"
+
+
+def in_reduce_region(lines, i):
+    depth = 0
+    for j in range(i, -1, -1):
+        if '"tt.reduce"' in lines[j] or "tt.reduce(" in lines[j]:
+            return True
+        if lines[j].startswith("  tt.func") or lines[j].startswith("tt.func"):
+            return False
+    return False
+
+
+CMPI = {"slt": "sle", "sle": "slt", "sgt": "sge", "sge": "sgt", "ult": "ule",
+        "ule": "ult", "ugt": "uge", "uge": "ugt", "eq": "ne", "ne": "eq"}
+CMPF = {"olt": "ole", "ole": "olt", "ogt": "oge", "oge": "ogt", "oeq": "one",
+        "one": "oeq", "ult": "ule", "ule": "ult", "ugt": "uge", "uge": "ugt",
+        "une": "ueq", "ueq": "une", "uno": "ord", "ord": "uno"}
+SETP = {"lt": "le", "le": "lt", "gt": "ge", "ge": "gt", "eq": "ne", "ne": "eq",
+        "ltu": "leu", "leu": "ltu", "gtu": "geu", "geu": "gtu"}
+
+TRITON_OPERATORS = [
+    Operator("constant", r"arith\.constant (?:dense<)?(-?[0-9][0-9.e+-]*)>? :", bump_number),
+    Operator("cmpi-predicate", r"arith\.cmpi (slt|sle|sgt|sge|ult|ule|ugt|uge|eq|ne),", flip(CMPI)),
+    Operator("cmpf-predicate", r"arith\.cmpf (olt|ole|ogt|oge|oeq|one|ult|ule|ugt|uge|une|ueq|uno|ord),", flip(CMPF)),
+    Operator("swap-operands", r"(arith\.(?:subf|divf|subi|divsi|remsi)) (%[\w#]+), (%[\w#]+)", swap_operands),
+    Operator("drop-load-mask", r"(tt\.load %[\w#]+), %[\w#]+(?:, %[\w#]+)?", lambda m: m.group(1)),
+    Operator("drop-store-mask", r"(tt\.store %[\w#]+, %[\w#]+), %[\w#]+", lambda m: m.group(1)),
+    Operator("reduce-combiner", r"arith\.(addf|maxnumf|minnumf|maximumf|minimumf|mulf)",
+             flip({"addf": "mulf", "mulf": "addf", "maxnumf": "minnumf", "minnumf": "maxnumf",
+                   "maximumf": "minimumf", "minimumf": "maximumf"}),
+             where=in_reduce_region),
+    Operator("make-range-off-by-one", r"tt\.make_range \{end = (\d+) : i32, start = (\d+) : i32\}",
+             lambda m: f"tt.make_range {{end = {int(m.group(1)) + 1} : i32, start = {int(m.group(2)) + 1} : i32}}"),
+]
+
+LLIR_OPERATORS = [
+    Operator("icmp-predicate", r"icmp (slt|sle|sgt|sge|ult|ule|ugt|uge|eq|ne) ", flip(CMPI)),
+    Operator("fcmp-predicate", r"fcmp (?:\w+ )*(olt|ole|ogt|oge|oeq|one|ult|ule|ugt|uge|une|ueq|uno|ord) ", flip(CMPF)),
+    Operator("constant", r"(?:add|mul|and|or|shl|lshr) (?:nuw |nsw )*i32 %\w+, (-?\d+)$", bump_number),
+    Operator("swap-operands", r"((?:fsub|fdiv|sub|sdiv)(?: \w+)*? (?:float|double|half|i32|i64)) (%\w+), (%\w+)", swap_operands),
+    Operator("shuffle-offset", r"shfl\.sync\.\w+\.(?:f32|i32)\(i32 -1, \w+ %\w+, i32 (\d+),",
+             lambda m: m.group(0).replace(f"i32 {m.group(1)},", f"i32 {max(1, int(m.group(1)) // 2)},", 1)
+             if int(m.group(1)) > 1 else None),
+    Operator("drop-barrier", r"^\s*(?:tail )?call void @llvm\.nvvm\.barrier[\w.]*\([^)]*\)(, !dbg !\d+)?$",
+             lambda m: ""),
+    Operator("store-lane-swap", r"st\.global\.v4\.b32 \[ \$\d+ \+ \d+ \], \{ (\$\d+), (\$\d+),",
+             lambda m: m.group(0).replace(f"{{ {m.group(1)}, {m.group(2)},", f"{{ {m.group(2)}, {m.group(1)},", 1)),
+]
+
+PTX_OPERATORS = [
+    Operator("setp-predicate", r"setp\.(lt|le|gt|ge|eq|ne|ltu|leu|gtu|geu)\.", flip(SETP)),
+    Operator("immediate", r"(?:add|mul|and|or|shl|shr)\.\w+\s+%\w+, %\w+, (-?\d+);", bump_number),
+    Operator("drop-guard", r"^(\s*)@%p\d+ (st\.)", lambda m: m.group(1) + m.group(2)),
+    Operator("drop-barrier", r"^\s*bar\.sync \d+;", lambda m: ""),
+    Operator("add-to-sub", r"\badd\.(f32|s32|u32|s64|u64)\b", lambda m: "sub." + m.group(1)),
+    Operator("shuffle-offset", r"shfl\.sync\.\w+\.b32\s+%r\d+, %r\d+, (\d+), ",
+             lambda m: m.group(0).replace(f", {m.group(1)}, ", f", {max(1, int(m.group(1)) // 2)}, ", 1)
+             if int(m.group(1)) > 1 else None),
+    Operator("cvt-rounding", r"cvt\.(rn|rz|rm|rp)\.",
+             flip({"rn": "rz", "rz": "rn", "rm": "rp", "rp": "rm"})),
+    Operator("v4-lane-swap", r"\.v4\.\w+\s+\[[^\]]+\], \{(%\w+), (%\w+),",
+             lambda m: m.group(0).replace(f"{{{m.group(1)}, {m.group(2)},", f"{{{m.group(2)}, {m.group(1)},", 1)),
+]
+
+OPERATORS = {"ttir": TRITON_OPERATORS, "ttgir": TRITON_OPERATORS,
+             "llir": LLIR_OPERATORS, "ptx": PTX_OPERATORS}
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, **kw)
+
+
+def bundles_under(dirs):
+    found = []
+    for d in dirs:
+        for root, _, files in os.walk(d):
+            if "manifest.json" in files and os.path.basename(root) != "captured":
+                found.append(root)
+    return sorted(found)
+
+
+def classify(stagecheck, bundle, stage, launch_index, cache):
+    report = os.path.join(bundle, "..", "report.json")
+    r = run([stagecheck, "audit", "--cache", cache, "--json", report, bundle])
+    if r.returncode == 3:
+        return "invalid", r.stdout.strip().splitlines()[-1:]
+    rep = json.load(open(report))
+    want = PAIR_ENDING_AT[stage]
+    first = rep["first_failure"]
+    kernel = rep["kernels"][launch_index]["kernel"] if rep["kernels"] else None
+    verdicts = {}
+    for p in rep["program"]:
+        verdicts[(None, p["pair"])] = p["result"]["verdict"]
+    for k in rep["kernels"]:
+        for p in k["pairs"]:
+            verdicts[(k["kernel"], p["pair"])] = p["result"]["verdict"]
+    mutated = verdicts.get((None if want == "fx->ttir" else kernel, want))
+    if mutated == "counterexample":
+        if first and first["pair"] == want:
+            return "caught", []
+        return "mislocated", [f"first failure at {first['pair'] if first else None}"]
+    if mutated in ("unknown", None):
+        return "inconclusive", []
+    return "missed", []
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stagecheck", default=os.path.join(ROOT, "build/tools/stagecheck"))
+    ap.add_argument("--per-operator", type=int, default=2,
+                    help="mutants per operator and stage file")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--stages", default="ttir,ttgir,llir,ptx")
+    ap.add_argument("--json")
+    ap.add_argument("dirs", nargs="+")
+    args = ap.parse_args()
+    stages = [s for s in args.stages.split(",") if s]
+    rng = random.Random(args.seed)
+    records = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.path.join(tmp, "cache")
+        for bundle in bundles_under(args.dirs):
+            manifest = json.load(open(os.path.join(bundle, "manifest.json")))
+            launches = [s for s in manifest["steps"] if s["kind"] == "launch"]
+            for li, launch in enumerate(launches):
+                for stage in stages:
+                    rel = launch["files"][stage]
+                    original = open(os.path.join(bundle, rel)).read().split("\n")
+                    for op in OPERATORS[stage]:
+                        sites = op.sites(original)
+                        rng.shuffle(sites)
+                        for site in sites[:args.per_operator]:
+                            mutant_dir = os.path.join(tmp, "mutant")
+                            shutil.rmtree(mutant_dir, ignore_errors=True)
+                            shutil.copytree(bundle, mutant_dir)
+                            mutated = op.apply(original, site)
+                            with open(os.path.join(mutant_dir, rel), "w") as f:
+                                f.write("\n".join(mutated))
+                            record = {"bundle": os.path.basename(bundle), "kernel": launch["kernel"],
+                                      "stage": stage, "operator": op.name, "line": site[0] + 1,
+                                      "before": original[site[0]].strip(),
+                                      "after": mutated[site[0]].strip()}
+                            same = run([args.stagecheck, "check", "--from", stage, "--to", stage,
+                                        os.path.join(bundle, rel), os.path.join(mutant_dir, rel)])
+                            if same.returncode == 0:
+                                record["outcome"] = "equivalent"
+                            else:
+                                record["outcome"], record["notes"] = classify(
+                                    args.stagecheck, mutant_dir, stage, li, cache)
+                            records.append(record)
+                            print(f"{record['outcome']:12} {record['bundle']} {stage} "
+                                  f"{op.name} line {record['line']}", flush=True)
+    table = collections.defaultdict(collections.Counter)
+    for r in records:
+        table[(r["stage"], r["operator"])][r["outcome"]] += 1
+    print("\n| stage | operator | mutants | equivalent | invalid | caught | mislocated | inconclusive | missed | score |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for (stage, op), c in sorted(table.items()):
+        counted = c["caught"] + c["mislocated"] + c["inconclusive"] + c["missed"]
+        score = f"{100 * c['caught'] / counted:.0f}%" if counted else "-"
+        print(f"| {stage} | {op} | {sum(c.values())} | {c['equivalent']} | {c['invalid']} | "
+              f"{c['caught']} | {c['mislocated']} | {c['inconclusive']} | {c['missed']} | {score} |")
+    if args.json:
+        json.dump(records, open(args.json, "w"), indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

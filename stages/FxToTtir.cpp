@@ -1,0 +1,1267 @@
+#include "stages/FxToTtir.h"
+
+#include "frontends/fx/Graph.h"
+#include "ir/Errors.h"
+#include "ir/Interpreter.h"
+#include "ir/Text.h"
+#include "stages/Falsify.h"
+#include "stages/Pipeline.h"
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::stages {
+
+//===----------------------------------------------------------------------===//
+// Buffers and the reference
+//===----------------------------------------------------------------------===//
+
+std::map<std::string, std::string> bufferNames(const bundle::Manifest &M) {
+  // Union the alias groups, then name each group.
+  std::map<std::string, std::string> Parent;
+  std::function<std::string(const std::string &)> Find =
+      [&](const std::string &N) -> std::string {
+    auto It = Parent.find(N);
+    if (It == Parent.end() || It->second == N)
+      return N;
+    return It->second = Find(It->second);
+  };
+  for (const auto &[Name, T] : M.Tensors) {
+    Parent.emplace(Name, Name);
+    if (T.AliasOf && M.Tensors.count(*T.AliasOf))
+      Parent[Find(Name)] = Find(*T.AliasOf);
+  }
+  auto Rank = [&](const std::string &N) {
+    const std::string &R = M.Tensors.at(N).Role;
+    return R == "output" ? 0 : R == "input" ? 1 : R == "param" ? 2 : 3;
+  };
+  std::map<std::string, std::string> GroupName;
+  for (const auto &[Name, T] : M.Tensors) {
+    std::string Root = Find(Name);
+    auto It = GroupName.find(Root);
+    if (It == GroupName.end() || Rank(Name) < Rank(It->second))
+      GroupName[Root] = Name;
+  }
+  std::map<std::string, std::string> Out;
+  for (const auto &[Name, T] : M.Tensors)
+    Out[Name] = GroupName[Find(Name)];
+  return Out;
+}
+
+namespace {
+
+fx::DType dtypeOf(const bundle::Tensor &T, const std::string &Where) {
+  fx::DType D;
+  if (!fx::parseDTypeAbbreviation(T.DType == "bool" ? "b8" : T.DType, D))
+    throw InputError({Where, 0, 0}, "tensor " + T.Name + " has dtype " +
+                                        T.DType +
+                                        ", unknown to the FX frontend");
+  return D;
+}
+
+fx::TensorBinding binding(const bundle::Manifest &M,
+                          const std::map<std::string, std::string> &Buffers,
+                          const std::string &Tensor) {
+  auto It = M.Tensors.find(Tensor);
+  if (It == M.Tensors.end())
+    throw InputError({M.Path, 0, 0}, "the reference names tensor '" + Tensor +
+                                         "', which the manifest lacks");
+  const bundle::Tensor &T = It->second;
+  return {Buffers.at(Tensor), dtypeOf(T, M.Path), T.Shape, T.Strides, T.Offset};
+}
+
+std::string slurp(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    throw InputError({Path, 0, 0}, "cannot read the reference graph");
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+} // namespace
+
+fx::LiftedGraph liftReference(Context &C, const bundle::Manifest &M) {
+  std::map<std::string, std::string> Buffers = bufferNames(M);
+  fx::Graph G = fx::parseGraph(slurp(M.Ref.Graph), M.Ref.Graph);
+  fx::LiftOptions O;
+  for (const auto &[Placeholder, Tensor] : M.Ref.Inputs)
+    O.Inputs[Placeholder] = binding(M, Buffers, Tensor);
+  for (const std::string &Out : M.Ref.Outputs)
+    O.Outputs.push_back(binding(M, Buffers, Out));
+  for (const auto &[Name, V] : M.Ref.Params)
+    if (V.K == bundle::ScalarValue::Float ||
+        V.K == bundle::ScalarValue::Integer)
+      O.Params.push_back({Name,
+                          V.K == bundle::ScalarValue::Float ? V.F : double(V.I),
+                          V.K == bundle::ScalarValue::Integer});
+  return fx::liftGraph(C, G, O);
+}
+
+void toleranceFor(const FxToTtirOptions &O, Type D, double &Rtol,
+                  double &Atol) {
+  double Ulp =
+      D.isFloat() ? std::ldexp(1.0, -int(floatFormat(D).MantissaBits)) : 0.0;
+  Rtol = O.Rtol > 0 ? O.Rtol : 4 * Ulp;
+  Atol = O.Atol > 0 ? O.Atol : 4 * Ulp;
+}
+
+//===----------------------------------------------------------------------===//
+// The checker
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Rebuilds E bottom-up; Hook may replace a node given its new operands.
+using Hook = std::function<const Expr *(const Expr *Original,
+                                        const std::vector<const Expr *> &Ops)>;
+
+const Expr *rebuild(Context &C, const Expr *E,
+                    const std::vector<const Expr *> &Ops) {
+  switch (E->op()) {
+  case Op::Const:
+  case Op::Symbol:
+    return E;
+  case Op::Read:
+    return C.read(E->name(), E->type(), Ops[0]);
+  case Op::Call:
+    return C.call(E->name(), E->type(), Ops);
+  default:
+    return C.make(E->op(), Ops, E->rawAttribute(), E->type());
+  }
+}
+
+const Expr *rewrite(Context &C, const Expr *Root, const Hook &H) {
+  std::unordered_map<const Expr *, const Expr *> Memo;
+  const Expr *Roots[] = {Root};
+  for (const Expr *E : postOrder(Roots)) {
+    std::vector<const Expr *> Ops;
+    bool Same = true;
+    for (const Expr *O : E->operands()) {
+      Ops.push_back(Memo.at(O));
+      Same &= Ops.back() == O;
+    }
+    const Expr *R = H ? H(E, Ops) : nullptr;
+    Memo[E] = R ? R : Same ? E : rebuild(C, E, Ops);
+  }
+  return Memo.at(Root);
+}
+
+std::string describeIndex(uint64_t I) { return "[" + std::to_string(I) + "]"; }
+
+/// One value a step left in memory.
+struct ElementWrite {
+  const Expr *Value;
+  Origin From;
+  std::string Step;
+};
+
+/// Why the candidate fails before any value is compared.
+struct Violation {
+  std::string Query, Buffer, Explanation;
+  std::optional<uint64_t> Index;
+  Origin From;
+};
+
+class Unsupported : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+class FxToTtirCheck {
+public:
+  FxToTtirCheck(Context &C, const bundle::Manifest &M, const KernelLifter &L,
+                const FxToTtirOptions &O)
+      : C(C), M(M), Lift(L), Options(O) {}
+
+  PairResult run() {
+    auto Start = std::chrono::steady_clock::now();
+    Result.Arithmetic = Options.Check.Arithmetic;
+    try {
+      Buffers = bufferNames(M);
+      Ref = liftReference(C, M);
+      bindParameters();
+      declareBuffers();
+      if (composeCandidate() && checkCoverage())
+        checkValues();
+    } catch (const UnsupportedError &E) {
+      Result.Kind = Verdict::Unknown;
+      Result.Reason = E.what();
+    } catch (const Unsupported &E) {
+      Result.Kind = Verdict::Unknown;
+      Result.Reason = E.what();
+    } catch (const InputError &E) {
+      Result.Kind = Verdict::Error;
+      Result.Reason = E.what();
+    } catch (const IRError &E) {
+      Result.Kind = Verdict::Unknown;
+      Result.Reason = E.what();
+    }
+    Result.Seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
+    return Result;
+  }
+
+private:
+  Context &C;
+  const bundle::Manifest &M;
+  const KernelLifter &Lift;
+  const FxToTtirOptions &Options;
+  PairResult Result;
+  std::map<std::string, std::string> Buffers;
+  fx::LiftedGraph Ref;
+  /// A parameter's symbol, or its captured value for a specialized program.
+  std::map<std::string, const Expr *> ParamValue;
+  std::map<std::string, uint64_t> Extent;
+  std::set<std::string> DefinedAtStart; // buffers holding inputs or params
+  std::map<std::string, std::map<uint64_t, std::vector<ElementWrite>>> Memory;
+  bool ValuesWithinTolerance = false;
+  Env RealModel;         // the last model that separated ref and cand exactly
+  std::string StepLabel; // "step 2 (kernel)": the step being composed
+  std::map<const Expr *, std::pair<const Expr *, const Expr *>> RoundingTerms;
+  std::map<const Expr *, const Expr *> NarrowedValues;
+
+  bool specialized() const { return M.Ref.GraphKind.rfind("inductor", 0) == 0; }
+
+  /// Parameters are free symbols, except in a program compiled for (and
+  /// guarded on) their captured values.
+  void bindParameters() {
+    std::unordered_map<const Expr *, const Expr *> Pin;
+    for (const fx::LiftedParam &P : Ref.Params) {
+      const Expr *V = P.Symbol;
+      if (specialized())
+        V = P.Symbol->type().isFloat()
+                ? C.floatConst(P.Symbol->type(), P.Value)
+                : C.intConst(P.Symbol->type(), int64_t(P.Value));
+      ParamValue[P.Name] = V;
+      Pin[P.Symbol] = V;
+    }
+    if (!specialized() || Pin.empty())
+      return;
+    for (Write &W : Ref.Effects.Writes)
+      W.Value = substitute(C, W.Value, Pin);
+    for (UndefinedBehavior &U : Ref.Effects.Undefined)
+      U.Condition = substitute(C, U.Condition, Pin);
+    Result.Relaxations.push_back(
+        "parameters fixed at their captured values (the compiled program is "
+        "specialized on them)");
+  }
+
+  void declareBuffers() {
+    for (const auto &[Name, T] : M.Tensors) {
+      const std::string &B = Buffers.at(Name);
+      uint64_t End = uint64_t(T.Offset);
+      bool Empty = false;
+      for (size_t D = 0; D < T.Shape.size(); ++D) {
+        if (T.Shape[D] == 0)
+          Empty = true;
+        End += uint64_t((T.Shape[D] - 1) * T.Strides[D]);
+      }
+      Extent[B] = std::max(Extent[B], Empty ? uint64_t(T.Offset) : End + 1);
+      if (T.Role == "input" || T.Role == "param")
+        DefinedAtStart.insert(B);
+    }
+  }
+
+  //===-- The candidate's memory ------------------------------------------===//
+
+  void fail(const Violation &V) {
+    Result.Queries.push_back(
+        {V.Query, smt::Outcome::Counterexample, "", 0, ""});
+    Result.Kind = Verdict::Counterexample;
+    Counterexample X;
+    X.Query = V.Query;
+    X.Buffer = V.Buffer;
+    X.Explanation = V.Explanation;
+    // Where the sides part structurally, the explanation names the element;
+    // values are shown only where one side has one (an unwritten output).
+    if (V.Query == "output elements written")
+      X.Index = V.Index;
+    else if (V.From.Loc.known())
+      X.Explanation += " (" + V.From.Op + " at " + V.From.Loc.str() + ")";
+    X.TargetOrigin = V.From;
+    Result.Cex = std::move(X);
+  }
+
+  /// A load the candidate makes of buffer B at element I (absolute).
+  const Expr *load(
+      const std::string &B, Type T, int64_t I, const Origin &From,
+      const std::string &Tensor,
+      const std::map<std::string, std::map<uint64_t, std::vector<ElementWrite>>>
+          &Before,
+      std::optional<Violation> &Bad) {
+    if (I < 0 || uint64_t(I) >= Extent[B]) {
+      if (!Bad)
+        Bad = Violation{"candidate memory", B,
+                        "out-of-bounds load: " + Tensor +
+                            describeIndex(uint64_t(I)) + " lies outside " + B +
+                            " (" + std::to_string(Extent[B]) + " elements)",
+                        uint64_t(I), From};
+      return C.read(B, T, C.intConst(Type::i(64), I));
+    }
+    auto It = Before.find(B);
+    if (It != Before.end()) {
+      auto W = It->second.find(uint64_t(I));
+      if (W != It->second.end())
+        return W->second.back().Value;
+    }
+    if (!DefinedAtStart.count(B) && !Bad)
+      Bad = Violation{"candidate memory", B,
+                      "load of " + B + describeIndex(uint64_t(I)) +
+                          ", which nothing wrote before",
+                      uint64_t(I), From};
+    return C.read(B, T, C.intConst(Type::i(64), I));
+  }
+
+  struct Pointer {
+    std::string Buffer, Tensor;
+    int64_t Base;
+  };
+
+  bool composeCandidate() {
+    size_t StepNo = 0;
+    for (const bundle::Step &S : M.Steps) {
+      ++StepNo;
+      std::map<std::string, std::map<uint64_t, std::vector<ElementWrite>>> New;
+      std::optional<Violation> Bad;
+      StepLabel = "step " + std::to_string(StepNo) + " (" +
+                  (S.launch() ? S.launch()->Kernel : S.externCall()->Op) + ")";
+      if (const bundle::Launch *L = S.launch())
+        runLaunch(*L, New, Bad);
+      else
+        runExtern(*S.externCall(), New, Bad);
+      if (Bad) {
+        fail(*Bad);
+        return false;
+      }
+      for (auto &[B, Elements] : New)
+        for (auto &[I, Ws] : Elements)
+          for (ElementWrite &W : Ws)
+            Memory[B][I].push_back(W);
+    }
+    Result.Queries.push_back({"candidate memory", smt::Outcome::Proved,
+                              "every access inside its tensor", 0, ""});
+    return true;
+  }
+
+  void runLaunch(
+      const bundle::Launch &L,
+      std::map<std::string, std::map<uint64_t, std::vector<ElementWrite>>> &New,
+      std::optional<Violation> &Bad) {
+    KernelInterface KI = L.interface(M.Tensors);
+    Effects E = Lift(C, L, KI);
+    if (!E.Atomics.empty())
+      throw Unsupported("unsupported: atomics in kernel " + L.Kernel);
+    // Kernel parameters: pointers into tensors, scalars with their values.
+    std::map<std::string, Pointer> Pointers;
+    std::map<std::string, const Expr *> Scalars;
+    size_t K = 0;
+    for (const bundle::LaunchArg &A : L.Args) {
+      if (A.isConstexpr())
+        continue;
+      std::string Name = paramName(unsigned(K));
+      Type T = K < KI.Params.size() ? KI.Params[K].Element : Type::f32();
+      ++K;
+      if (A.isPointer()) {
+        if (A.Tensor.empty())
+          throw Unsupported("unsupported: kernel " + L.Kernel + " argument " +
+                            A.Name + " points into memory no tensor owns");
+        const bundle::Tensor &Tn = M.Tensors.at(A.Tensor);
+        Pointers[Name] = {Buffers.at(A.Tensor), A.Tensor,
+                          Tn.Offset + A.ElementOffset};
+        continue;
+      }
+      Scalars[Name] = scalarArgument(A, T);
+    }
+    // The grid: program ids are enumerated, the grid size is a constant.
+    const char *Axes[] = {"x", "y", "z"};
+    std::map<std::string, uint64_t> ProgramExtent;
+    for (int D = 0; D < 3; ++D) {
+      ProgramExtent[std::string("pid.") + Axes[D]] = L.Grid[size_t(D)];
+      Scalars[std::string("nprog.") + Axes[D]] =
+          C.intConst(Type::i(32), int64_t(L.Grid[size_t(D)]));
+    }
+    for (const Write &W : E.Writes) {
+      std::vector<BoundVariable> Vars = instanceVariables(
+          W.Bound, {W.Guard, W.Index, W.Value, W.Defined}, ProgramExtent);
+      enumerate(Vars, [&](const std::unordered_map<const Expr *, const Expr *>
+                              &At) {
+        const Expr *G = resolve(W.Guard, At, Scalars, Pointers, W.From, Bad);
+        if (!G->isConst())
+          throw Unsupported("unsupported: data-dependent store mask in " +
+                            L.Kernel + " (" + W.From.Loc.str() + ")");
+        if (!G->isTrue())
+          return;
+        const Expr *I = resolve(W.Index, At, Scalars, Pointers, W.From, Bad);
+        if (!I->isConst())
+          throw Unsupported("unsupported: data-dependent store address in " +
+                            L.Kernel + " (" + W.From.Loc.str() + ")");
+        auto P = Pointers.find(W.Buffer);
+        if (P == Pointers.end())
+          return; // shared memory and scratch of the kernel's own
+        int64_t Abs = P->second.Base + int64_t(I->constBits());
+        if (Abs < 0 || uint64_t(Abs) >= Extent[P->second.Buffer]) {
+          if (!Bad)
+            Bad = Violation{
+                "candidate memory", P->second.Buffer,
+                "out-of-bounds store: " + L.Kernel + " writes " +
+                    P->second.Tensor + describeIndex(uint64_t(Abs)) +
+                    ", outside the tensor's " +
+                    std::to_string(Extent[P->second.Buffer]) + " elements",
+                uint64_t(Abs), W.From};
+          return;
+        }
+        const Expr *V = resolve(W.Value, At, Scalars, Pointers, W.From, Bad);
+        New[P->second.Buffer][uint64_t(Abs)].push_back({V, W.From, StepLabel});
+      });
+    }
+    for (const UndefinedBehavior &U : E.Undefined) {
+      std::vector<BoundVariable> Vars =
+          instanceVariables(U.Bound, {U.Condition}, ProgramExtent);
+      enumerate(
+          Vars, [&](const std::unordered_map<const Expr *, const Expr *> &At) {
+            const Expr *Cond =
+                resolve(U.Condition, At, Scalars, Pointers, U.From, Bad);
+            if (Cond->isTrue() && !Bad)
+              Bad =
+                  Violation{"candidate memory", "",
+                            "kernel " + L.Kernel + " is undefined: " + U.Reason,
+                            std::nullopt, U.From};
+            else if (!Cond->isConst())
+              throw Unsupported(
+                  "unsupported: data-dependent undefined behaviour "
+                  "in " +
+                  L.Kernel + ": " + U.Reason);
+          });
+    }
+  }
+
+  const Expr *scalarArgument(const bundle::LaunchArg &A, Type T) {
+    auto P = ParamValue.find(A.Name);
+    if (P != ParamValue.end()) { // the model's parameter, passed through
+      const Expr *V = P->second;
+      if (T.isFloat())
+        return V->type().isFloat() ? C.cast(Op::FPCast, V, T)
+                                   : C.cast(Op::SIToFP, V, T);
+      return V->type().isFloat()
+                 ? C.cast(Op::FPToSI, V, T, RoundingMode::TowardZero)
+                 : C.sextOrTrunc(V, T);
+    }
+    switch (A.Value.K) {
+    case bundle::ScalarValue::Integer:
+    case bundle::ScalarValue::Bool:
+      return T.isFloat() ? C.floatConst(T, double(A.Value.I))
+                         : C.intConst(T, A.Value.I);
+    case bundle::ScalarValue::Float:
+      return T.isFloat() ? C.floatConst(T, A.Value.F)
+                         : C.intConst(T, int64_t(A.Value.F));
+    default:
+      throw Unsupported("unsupported: scalar argument " + A.Name + " = " +
+                        A.Value.str());
+    }
+  }
+
+  /// The variables an instance fixes: the family's own, and the program ids
+  /// the expressions use.
+  std::vector<BoundVariable>
+  instanceVariables(const std::vector<BoundVariable> &Family,
+                    std::vector<const Expr *> Roots,
+                    const std::map<std::string, uint64_t> &ProgramExtent) {
+    std::vector<BoundVariable> Vars = Family;
+    std::set<std::string> Seen;
+    for (const Expr *E : postOrder(Roots))
+      if (E->op() == Op::Symbol && ProgramExtent.count(E->name()) &&
+          Seen.insert(E->name()).second)
+        Vars.push_back({E, ProgramExtent.at(E->name())});
+    return Vars;
+  }
+
+  void
+  enumerate(const std::vector<BoundVariable> &Vars,
+            const std::function<void(
+                const std::unordered_map<const Expr *, const Expr *> &)> &F) {
+    if (!forEachInstance(C, Vars, Options.MaxInstances, F))
+      throw Unsupported("unsupported: more than " +
+                        std::to_string(Options.MaxInstances) +
+                        " instances of a kernel store");
+  }
+
+  /// An expression of the kernel at one instance: variables fixed, scalar
+  /// parameters replaced, loads mapped into the tensors' buffers.
+  const Expr *resolve(const Expr *E,
+                      const std::unordered_map<const Expr *, const Expr *> &At,
+                      const std::map<std::string, const Expr *> &Scalars,
+                      const std::map<std::string, Pointer> &Pointers,
+                      const Origin &From, std::optional<Violation> &Bad) {
+    // First fix the variables, so that masks fold and the loads they
+    // disable disappear; then map the loads that remain.
+    const Expr *Fixed = rewrite(
+        C, E,
+        [&](const Expr *N, const std::vector<const Expr *> &) -> const Expr * {
+          if (N->op() != Op::Symbol)
+            return nullptr;
+          auto V = At.find(N);
+          if (V != At.end())
+            return V->second;
+          auto S = Scalars.find(N->name());
+          return S != Scalars.end() ? S->second : nullptr;
+        });
+    return rewrite(
+        C, Fixed,
+        [&](const Expr *N,
+            const std::vector<const Expr *> &Ops) -> const Expr * {
+          if (N->op() != Op::Read)
+            return nullptr;
+          auto P = Pointers.find(N->name());
+          if (P == Pointers.end())
+            return nullptr;
+          if (!Ops[0]->isConst())
+            throw Unsupported("unsupported: data-dependent load address (" +
+                              From.Loc.str() + ")");
+          int64_t Abs = P->second.Base + int64_t(Ops[0]->constBits());
+          return load(P->second.Buffer, N->type(), Abs, From, P->second.Tensor,
+                      Memory, Bad);
+        });
+  }
+
+  void runExtern(
+      const bundle::Extern &X,
+      std::map<std::string, std::map<uint64_t, std::vector<ElementWrite>>> &New,
+      std::optional<Violation> &Bad) {
+    fx::Node N;
+    N.K = fx::Node::Kind::Call;
+    N.Target = X.Overload.empty() ? X.Op : X.Overload;
+    N.Loc = {M.Path, 0, 0};
+    // Tensor inputs fill the positions the scalar arguments leave.
+    std::map<int, fx::Argument> Positional;
+    for (const auto &[Index, V] : X.Positional)
+      Positional[Index] = scalarArgument(V);
+    std::map<std::string, fx::Tensor> Inputs;
+    size_t Next = 0;
+    for (size_t I = 0; I < X.Inputs.size(); ++I) {
+      while (Positional.count(int(Next)))
+        ++Next;
+      std::string Name = "in" + std::to_string(I);
+      fx::Argument A;
+      A.K = fx::Argument::Kind::NodeRef;
+      A.Text = Name;
+      Positional[int(Next++)] = A;
+      Inputs[Name] = memoryTensor(X, I, Bad);
+    }
+    for (const auto &[Index, A] : Positional)
+      N.Args.push_back(A);
+    for (const auto &[Key, V] : X.Keywords)
+      N.Kwargs.push_back({Key, scalarArgument(V)});
+    std::vector<fx::Tensor> Results = fx::applyOp(C, N, Inputs);
+    if (Results.size() != X.Outputs.size())
+      throw Unsupported("unsupported: extern " + X.Op + " returns " +
+                        std::to_string(Results.size()) + " tensors, the step " +
+                        std::to_string(X.Outputs.size()));
+    for (size_t K = 0; K < Results.size(); ++K) {
+      const bundle::Tensor &T = M.Tensors.at(X.Outputs[K]);
+      if (Results[K].shape() != T.Shape)
+        throw Unsupported("unsupported: extern " + X.Op +
+                          " result shape differs from tensor " + T.Name);
+      fx::TensorBinding B = binding(M, Buffers, T.Name);
+      Origin From{"extern " + X.Op, {M.Path, 0, 0}};
+      forEachElement(T.Shape, [&](const fx::Index &I) {
+        uint64_t Abs = B.linearIndex(C, I)->constBits();
+        New[B.Buffer][Abs].push_back({Results[K].at(I), From, StepLabel});
+      });
+    }
+  }
+
+  fx::Argument scalarArgument(const bundle::ScalarValue &V) {
+    fx::Argument A;
+    switch (V.K) {
+    case bundle::ScalarValue::Integer:
+      A.K = fx::Argument::Kind::Int;
+      A.I = V.I;
+      break;
+    case bundle::ScalarValue::Float:
+      A.K = fx::Argument::Kind::Float;
+      A.F = V.F;
+      A.Text = std::to_string(V.F);
+      break;
+    case bundle::ScalarValue::Bool:
+      A.K = fx::Argument::Kind::Bool;
+      A.B = V.I != 0;
+      break;
+    case bundle::ScalarValue::Null:
+      A.K = fx::Argument::Kind::None;
+      break;
+    case bundle::ScalarValue::Text:
+      A.K = fx::Argument::Kind::String;
+      A.Text = V.S;
+      break;
+    }
+    return A;
+  }
+
+  /// Input I of an extern step as a tensor over the memory before the step,
+  /// through the view that was passed.
+  fx::Tensor memoryTensor(const bundle::Extern &X, size_t I,
+                          std::optional<Violation> &Bad) {
+    const bundle::Tensor &T = M.Tensors.at(X.Inputs[I]);
+    fx::TensorBinding B = binding(M, Buffers, T.Name);
+    auto V = X.InputViews.find(I);
+    if (V != X.InputViews.end()) {
+      B.Sizes = V->second.Shape;
+      B.Strides = V->second.Strides;
+      B.Offset = T.Offset + V->second.ElementOffset;
+    }
+    Type Elem = fx::irType(B.Dt);
+    Origin From{"extern " + X.Op, {M.Path, 0, 0}};
+    return fx::Tensor(B.Dt, B.Sizes,
+                      [this, B, Elem, From, &Bad](const fx::Index &Ix) {
+                        return load(B.Buffer, Elem,
+                                    int64_t(B.linearIndex(C, Ix)->constBits()),
+                                    From, B.Buffer, Memory, Bad);
+                      });
+  }
+
+  void forEachElement(const fx::Shape &S,
+                      const std::function<void(const fx::Index &)> &F) {
+    if (uint64_t(fx::numElements(S)) > Options.MaxInstances)
+      throw Unsupported("unsupported: a tensor of more than " +
+                        std::to_string(Options.MaxInstances) + " elements");
+    if (fx::numElements(S) == 0)
+      return;
+    std::vector<int64_t> Counter(S.size(), 0);
+    for (;;) {
+      fx::Index I;
+      for (int64_t V : Counter)
+        I.push_back(C.intConst(Type::i(64), V));
+      F(I);
+      size_t K = S.size();
+      while (K > 0 && ++Counter[K - 1] >= S[K - 1])
+        Counter[--K] = 0;
+      if (K == 0)
+        return;
+    }
+  }
+
+  //===-- Coverage and values ---------------------------------------------===//
+
+  struct Element {
+    const Write *RefWrite;
+    std::string Tensor;
+    uint64_t Index;
+    const Expr *Ref, *Cand;
+    Origin CandFrom;
+  };
+  std::vector<Element> Elements;
+
+  bool checkCoverage() {
+    for (size_t K = 0; K < M.Ref.Outputs.size(); ++K) {
+      const std::string &Tensor = M.Ref.Outputs[K];
+      const std::string &B = Buffers.at(Tensor);
+      const Write *W = nullptr;
+      for (const Write &X : Ref.Effects.Writes)
+        if (X.Buffer == B)
+          W = &X;
+      if (!W)
+        continue; // an empty output
+      bool Ok = true;
+      enumerate(
+          W->Bound,
+          [&](const std::unordered_map<const Expr *, const Expr *> &At) {
+            if (!Ok)
+              return;
+            uint64_t I = substitute(C, W->Index, At)->constBits();
+            auto Buf = Memory.find(B);
+            const std::vector<ElementWrite> *Ws = nullptr;
+            if (Buf != Memory.end()) {
+              auto It = Buf->second.find(I);
+              if (It != Buf->second.end())
+                Ws = &It->second;
+            }
+            if (!Ws) {
+              fail(
+                  {"output elements written", Tensor,
+                   "output elements not written: " + Tensor + describeIndex(I) +
+                       " (and possibly more) is never written by the candidate",
+                   I, W->From});
+              showReferenceValue(substitute(C, W->Value, At), W->From);
+              Ok = false;
+              return;
+            }
+            // A later step may overwrite an element (in-place kernels); one
+            // step writing an element twice must write one value.
+            for (const ElementWrite &Other : *Ws)
+              if (Other.Step == Ws->back().Step &&
+                  Other.Value != Ws->back().Value &&
+                  mayDiffer(Other.Value, Ws->back().Value)) {
+                fail({"output elements written", Tensor,
+                      Tensor + describeIndex(I) +
+                          " is written twice with different "
+                          "values (by " +
+                          Other.Step + " and " + Ws->back().Step + ")",
+                      I, Ws->back().From});
+                Ok = false;
+                return;
+              }
+            Elements.push_back({W, Tensor, I, substitute(C, W->Value, At),
+                                Ws->back().Value, Ws->back().From});
+          });
+      if (!Ok)
+        return false;
+    }
+    Result.Queries.push_back(
+        {"output elements written", smt::Outcome::Proved, "", 0, ""});
+    return true;
+  }
+
+  /// The reference's value at an element the candidate leaves unwritten,
+  /// on inputs that are all zero.
+  void showReferenceValue(const Expr *RefValue, const Origin &From) {
+    Env Zero;
+    const Expr *Roots[] = {RefValue};
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::Read && N->operand(0)->isConst())
+        Zero.setRead(N->name(), N->operand(0)->constBits(),
+                     Value::ofBits(N->type(), 0));
+    Zero = completed(Zero, {RefValue});
+    try {
+      Result.Cex->Source = Interpreter(Zero).eval(RefValue);
+      Result.Cex->Inputs = Zero;
+    } catch (const EvalError &) {
+    }
+    Result.Cex->SourceOrigin = From;
+    Result.Cex->TargetOrigin = {};
+  }
+
+  bool mayDiffer(const Expr *A, const Expr *B) {
+    smt::Query Q{
+        "double write", differs(A, B, smt::Mode::IEEE), {}, smt::Mode::IEEE};
+    return smt::solve(Q, Options.Check.Solver).Kind != smt::Outcome::Proved;
+  }
+
+  const Expr *differs(const Expr *A, const Expr *B, smt::Mode Mode) {
+    Type T = A->type();
+    if (!T.isFloat())
+      return C.icmp(ICmpPredicate::Ne, A, B);
+    if (Mode == smt::Mode::Real)
+      return C.fcmp(FCmpPredicate::Une, A, B);
+    Type Bits = Type::i(T.bits());
+    return C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, A, Bits),
+                  C.cast(Op::Bitcast, B, Bits));
+  }
+
+  /// An element query with its input reads renamed to symbols numbered by
+  /// first use: elements whose queries coincide after renaming are one.
+  struct Canonical {
+    const Expr *Ref, *Cand;
+    std::vector<std::pair<std::string, const Expr *>> Reads; // symbol -> read
+  };
+
+  Canonical canonical(const Element &E) {
+    Canonical K;
+    std::map<const Expr *, const Expr *> Renamed;
+    auto Hook = [&](const Expr *N,
+                    const std::vector<const Expr *> &Ops) -> const Expr * {
+      if (N->op() != Op::Read || !Ops[0]->isConst())
+        return nullptr;
+      const Expr *Read = C.read(N->name(), N->type(), Ops[0]);
+      auto It = Renamed.find(Read);
+      if (It != Renamed.end())
+        return It->second;
+      std::string Name =
+          "x" + std::to_string(K.Reads.size()) + "." + N->type().str();
+      const Expr *S = C.symbol(Name, N->type());
+      Renamed[Read] = S;
+      K.Reads.push_back({Name, Read});
+      return S;
+    };
+    K.Ref = rewrite(C, E.Ref, Hook);
+    K.Cand = rewrite(C, E.Cand, Hook);
+    return K;
+  }
+
+  /// The canonical model back in terms of the element's real reads.
+  Env inputsOf(const Canonical &K, const Env &Model) {
+    Env Out;
+    for (const auto &[Name, V] : Model.symbols()) {
+      bool IsRead = false;
+      for (const auto &[S, Read] : K.Reads)
+        if (S == Name) {
+          Out.setRead(Read->name(), Read->operand(0)->constBits(), V);
+          IsRead = true;
+        }
+      if (!IsRead)
+        Out.setSymbol(Name, V);
+    }
+    for (const Env::CallPoint &P : Model.calls())
+      Out.setCall(P.Function, P.Args, P.Result);
+    return Out;
+  }
+
+  /// The model's inputs without the values it chose for named functions:
+  /// a counterexample must hold with the functions' own values (the host
+  /// libm's), not with values a solver assumed for an uninterpreted exp.
+  static Env withoutCalls(const Env &Model) {
+    Env Out;
+    for (const auto &[Name, V] : Model.symbols())
+      Out.setSymbol(Name, V);
+    for (const auto &[Key, V] : Model.reads())
+      Out.setRead(Key.first, Key.second, V);
+    return Out;
+  }
+
+  /// Symbols the model leaves free read as zero.
+  Env completed(Env E, const std::vector<const Expr *> &Roots) {
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::Symbol && !E.symbol(N->name()))
+        E.setSymbol(N->name(), Value::ofBits(N->type(), 0));
+    return E;
+  }
+
+  void checkValues() {
+    std::map<std::pair<const Expr *, const Expr *>, size_t> Classes;
+    std::map<std::string, std::pair<size_t, double>> PerOutput; // classes, s
+    for (const Element &E : Elements) {
+      Canonical K = canonical(E);
+      if (!Classes.emplace(std::make_pair(K.Ref, K.Cand), Classes.size())
+               .second)
+        continue;
+      auto Start = std::chrono::steady_clock::now();
+      bool Ok = checkClass(E, K);
+      auto &Stat = PerOutput[E.Tensor];
+      ++Stat.first;
+      Stat.second += std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - Start)
+                         .count();
+      if (!Ok)
+        return;
+    }
+    for (const auto &[Tensor, Stat] : PerOutput)
+      Result.Queries.push_back({"values of " + Tensor, smt::Outcome::Proved,
+                                std::to_string(Stat.first) + " element classes",
+                                Stat.second, ""});
+    for (const auto &[Tensor, Stat] : PerOutput)
+      if (!checkRange(Tensor))
+        return;
+    if (ValuesWithinTolerance && Result.Kind != Verdict::Counterexample)
+      Result.Kind = Verdict::ProvedWithinTolerance;
+    else if (Result.Kind == Verdict::Unknown && Result.Reason.empty())
+      Result.Kind = Verdict::Proved;
+  }
+
+  /// The value ladder of one class: equal in the check's arithmetic, else
+  /// within tolerance in IEEE, else a counterexample.
+  bool checkClass(const Element &E, const Canonical &K) {
+    smt::Mode Mode = Options.Check.Arithmetic;
+    smt::Query Q{
+        "values of " + E.Tensor, differs(K.Ref, K.Cand, Mode), {}, Mode};
+    smt::QueryResult R = smt::solve(Q, Options.Check.Solver);
+    if (R.Kind == smt::Outcome::Proved)
+      return true;
+    if (R.Kind == smt::Outcome::Unknown && Mode == smt::Mode::Real) {
+      // Some values have no real meaning (inf constants, bitcasts): ask
+      // bit-exactly instead.
+      Q = {
+          Q.Name, differs(K.Ref, K.Cand, smt::Mode::IEEE), {}, smt::Mode::IEEE};
+      R = smt::solve(Q, Options.Check.Solver);
+      if (R.Kind == smt::Outcome::Proved)
+        return true;
+    }
+    if (R.Kind == smt::Outcome::Unknown) {
+      Result.Queries.push_back({Q.Name, R.Kind, R.Reason, R.Seconds, ""});
+      Result.Kind = Verdict::Unknown;
+      Result.Reason = Q.Name + ": " + R.Reason;
+      return false;
+    }
+    Result.Queries.push_back({Q.Name + " (" + smt::meaning(Q.Arithmetic) + ")",
+                              R.Kind, "", R.Seconds, ""});
+    RealModel = R.Model;
+    return checkTolerance(E, K);
+  }
+
+  /// i1: every float input of the class (its reads, the parameters) is
+  /// finite. The contract is over the reals: NaN and infinite inputs have no
+  /// meaning there, so the tolerance and range questions range over finite
+  /// inputs too.
+  const Expr *finiteInputs(const Expr *Ref, const Expr *Cand) {
+    const Expr *All = C.trueExpr();
+    const Expr *Roots[] = {Ref, Cand};
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::Symbol && N->type().isFloat())
+        All = C.andOf(All, isFinite(N));
+    return All;
+  }
+
+  const Expr *isFinite(const Expr *X) {
+    return C.fcmp(FCmpPredicate::Olt, C.unary(Op::FAbs, X),
+                  C.floatConst(X->type(), INFINITY));
+  }
+
+  /// i1: for finite inputs and a finite reference, cand is not finite or
+  /// |ref - cand| > Rtol*|ref| + Atol. The difference is rounded down and
+  /// the bound up (in f32 at least), so an input that satisfies this breaks
+  /// the stated bound exactly.
+  const Expr *outsideTolerance(const Expr *Ref, const Expr *Cand) {
+    Type T = Ref->type();
+    double Rtol, Atol;
+    toleranceFor(Options, T, Rtol, Atol);
+    Type W = T.bits() < 32 ? Type::f32() : T;
+    const Expr *A = C.cast(Op::FPCast, Ref, W),
+               *B = C.cast(Op::FPCast, Cand, W);
+    const Expr *Gap =
+        C.binary(Op::FMaxNum, C.floatBinary(Op::FSub, A, B, RoundingMode::Down),
+                 C.floatBinary(Op::FSub, B, A, RoundingMode::Down));
+    const Expr *Bound =
+        C.floatBinary(Op::FAdd,
+                      C.floatBinary(Op::FMul, C.floatConst(W, Rtol),
+                                    C.unary(Op::FAbs, A), RoundingMode::Up),
+                      C.floatConst(W, Atol), RoundingMode::Up);
+    const Expr *Beyond =
+        C.orOf(C.notOf(isFinite(Cand)), C.fcmp(FCmpPredicate::Ogt, Gap, Bound));
+    return C.andOf(C.andOf(finiteInputs(Ref, Cand), isFinite(Ref)), Beyond);
+  }
+
+  /// The bound, as the reports state it.
+  std::string statedBound(Type T) {
+    double Rtol, Atol;
+    toleranceFor(Options, T, Rtol, Atol);
+    std::ostringstream S;
+    S.precision(3);
+    S << "|ref - cand| <= " << Rtol << " * |ref| + " << Atol;
+    return S.str();
+  }
+
+  /// E under the standard model of floating-point rounding, to be read
+  /// over the reals: the exact result x of each rounded op becomes
+  /// x * (1 + d) + e with |d| <= u (2u for directed rounding) and |e| at
+  /// most the format's smallest subnormal. One (d, e) per op node, so a
+  /// computation both sides share rounds the same way on both. Valid as
+  /// long as no intermediate overflows (the range question looks for that).
+  const Expr *roundingModel(const Expr *E, std::vector<const Expr *> &Bounds) {
+    return rewrite(
+        C, E,
+        [&](const Expr *N,
+            const std::vector<const Expr *> &Ops) -> const Expr * {
+          Type T = N->type();
+          if (!T.isFloat() || !roundsResult(N))
+            return nullptr;
+          auto It = RoundingTerms.find(N);
+          if (It == RoundingTerms.end()) {
+            FloatFormat F = floatFormat(T);
+            int P = int(F.MantissaBits) + 1;
+            bool Nearest = !hasRounding(N->op()) ||
+                           N->rounding() == RoundingMode::NearestEven ||
+                           N->rounding() == RoundingMode::NearestAway;
+            double U = std::ldexp(1.0, Nearest ? -P : 1 - P);
+            double Eta =
+                std::ldexp(1.0, 2 - F.bias() - P); // smallest subnormal
+            std::string Id = std::to_string(RoundingTerms.size());
+            const Expr *D = C.symbol("round.d" + Id + "." + T.str(), T);
+            const Expr *Ep = C.symbol("round.e" + Id + "." + T.str(), T);
+            auto Within = [&](const Expr *X, double B) {
+              return C.fcmp(FCmpPredicate::Ole, C.unary(Op::FAbs, X),
+                            C.floatConst(T, B));
+            };
+            It = RoundingTerms.emplace(N, std::make_pair(D, Ep)).first;
+            Bounds.push_back(Within(D, U));
+            Bounds.push_back(Within(Ep, Eta));
+          }
+          const auto &[D, Ep] = It->second;
+          if (N->op() == Op::FPCast)
+            return narrowed(N, Ops[0], D, Ep, Bounds);
+          const Expr *Exact = rebuild(C, N, Ops);
+          return C.floatBinary(
+              Op::FAdd,
+              C.floatBinary(Op::FMul, Exact,
+                            C.floatBinary(Op::FAdd, C.floatConst(T, 1.0), D)),
+              Ep);
+        });
+  }
+
+  /// A conversion into a narrower format under the model: a value r of the
+  /// narrow type with widen(r) = x * (1 + d) + e, x the exact source in its
+  /// own wider type (widening is exact over the reals).
+  const Expr *narrowed(const Expr *N, const Expr *X, const Expr *D,
+                       const Expr *Ep, std::vector<const Expr *> &Bounds) {
+    auto It = NarrowedValues.find(N);
+    if (It != NarrowedValues.end())
+      return It->second;
+    Type T = N->type(), Wide = X->type();
+    const Expr *R = C.symbol(
+        "round.r" + std::to_string(NarrowedValues.size()) + "." + T.str(), T);
+    const Expr *Model = C.floatBinary(
+        Op::FAdd,
+        C.floatBinary(Op::FMul, X,
+                      C.floatBinary(Op::FAdd, C.floatConst(Wide, 1.0),
+                                    C.cast(Op::FPCast, D, Wide))),
+        C.cast(Op::FPCast, Ep, Wide));
+    Bounds.push_back(
+        C.fcmp(FCmpPredicate::Oeq, C.cast(Op::FPCast, R, Wide), Model));
+    NarrowedValues.emplace(N, R);
+    return R;
+  }
+
+  static bool roundsResult(const Expr *N) {
+    switch (N->op()) {
+    case Op::FAdd:
+    case Op::FSub:
+    case Op::FMul:
+    case Op::FDiv:
+    case Op::Fma:
+    case Op::FSqrt:
+      return true;
+    case Op::FPCast:
+      return floatFormat(N->type()).MantissaBits <
+             floatFormat(N->operand(0)->type()).MantissaBits;
+    case Op::SIToFP:
+    case Op::UIToFP:
+      return N->operand(0)->type().bits() >
+             floatFormat(N->type()).MantissaBits + 1;
+    default:
+      return false;
+    }
+  }
+
+  /// i1 over the reals: |Ref - Cand| > Rtol * |Ref| + Atol.
+  const Expr *beyondBound(const Expr *Ref, const Expr *Cand) {
+    Type T = Ref->type();
+    double Rtol, Atol;
+    toleranceFor(Options, T, Rtol, Atol);
+    auto Abs = [&](const Expr *X) { return C.unary(Op::FAbs, X); };
+    const Expr *Gap = Abs(C.floatBinary(Op::FSub, Ref, Cand));
+    const Expr *Bound = C.floatBinary(
+        Op::FAdd, C.floatBinary(Op::FMul, C.floatConst(T, Rtol), Abs(Ref)),
+        C.floatConst(T, Atol));
+    return C.fcmp(FCmpPredicate::Ogt, Gap, Bound);
+  }
+
+  /// Inputs the contract is about: every float symbol finite, drawn
+  /// uniformly from [-s, s] for scales s from 1 to 1e4 (the generic
+  /// falsifier's NaNs and infinities would make most trials vacuous when a
+  /// class reads many elements). Integers small.
+  std::optional<Env> falsifyFinite(const Expr *Violation, unsigned Trials) {
+    std::vector<const Expr *> Symbols;
+    const Expr *Roots[] = {Violation};
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::Symbol)
+        Symbols.push_back(N);
+    static const double Scales[] = {1, 4, 16, 100, 1e4};
+    uint64_t State = 0x9E3779B97F4A7C15ull;
+    auto Next = [&]() {
+      State ^= State << 13;
+      State ^= State >> 7;
+      State ^= State << 17;
+      return double(State >> 11) / double(uint64_t(1) << 53);
+    };
+    for (unsigned T = 0; T < Trials; ++T) {
+      double Scale = Scales[T % 5];
+      Env In;
+      for (const Expr *S : Symbols) {
+        Type Ty = S->type();
+        if (Ty.isFloat())
+          In.setSymbol(S->name(),
+                       Value::ofDouble(Ty, (2 * Next() - 1) * Scale));
+        else
+          In.setSymbol(S->name(), Value::ofBits(Ty, uint64_t(Next() * 8)));
+      }
+      try {
+        if (Interpreter(In).eval(Violation).isTrue())
+          return In;
+      } catch (const EvalError &) {
+      }
+    }
+    return std::nullopt;
+  }
+
+  bool checkTolerance(const Element &E, const Canonical &K) {
+    std::string Name = "values of " + E.Tensor + " within tolerance";
+    if (!K.Ref->type().isFloat()) {
+      reportCounterexample(Name, E, K, {});
+      return false;
+    }
+    double Rtol, Atol;
+    toleranceFor(Options, K.Ref->type(), Rtol, Atol);
+    const Expr *V = outsideTolerance(K.Ref, K.Cand);
+    auto Start = std::chrono::steady_clock::now();
+    // The input that separates the two over the reals is the first to try.
+    std::optional<Env> Found;
+    try {
+      Env Seed = completed(withoutCalls(RealModel), {V});
+      if (Interpreter(Seed).eval(V).isTrue())
+        Found = Seed;
+    } catch (const EvalError &) {
+    }
+    FalsifyOptions F;
+    if (!Found)
+      Found = falsifyFinite(V, 200);
+    if (!Found)
+      Found = falsify(V, F);
+    if (Found) {
+      double Took = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - Start)
+                        .count();
+      Result.Queries.push_back(
+          {Name, smt::Outcome::Counterexample, "found by testing", Took, ""});
+      reportCounterexample(Name, E, K, shrink(V, *Found));
+      return false;
+    }
+    // No input found: prove the bound under the rounding-error model.
+    std::vector<const Expr *> Bounds;
+    const Expr *RefM = roundingModel(K.Ref, Bounds);
+    const Expr *CandM = roundingModel(K.Cand, Bounds);
+    // Bounded tightly: where this model does not settle quickly, an IEEE
+    // search for a violation is the better use of the time.
+    smt::SolverOptions Quick = Options.Check.Solver;
+    Quick.TimeoutMs = std::min(Quick.TimeoutMs, 5000u);
+    smt::QueryResult R = smt::solve(
+        {Name, beyondBound(RefM, CandM), Bounds, smt::Mode::Real}, Quick);
+    std::string Bound = statedBound(K.Ref->type());
+    if (R.Kind == smt::Outcome::Proved) {
+      Result.Queries.push_back({Name, R.Kind, Bound, R.Seconds, ""});
+      ValuesWithinTolerance = true;
+      bool Known = false;
+      for (const std::string &X : Result.Relaxations)
+        Known |= X.rfind("within tolerance", 0) == 0;
+      if (!Known)
+        Result.Relaxations.push_back(
+            "within tolerance: " + Bound +
+            " for finite inputs, proved under the rounding-error model "
+            "(|relative error| <= u per op, no overflow); equality over the "
+            "reals fails");
+      return true;
+    }
+    Result.Queries.push_back(
+        {Name + " (rounding model)", R.Kind, R.Reason, R.Seconds, ""});
+    // Not proved: look for an IEEE input that breaks the bound, with a
+    // shorter limit (bit-blasted divisions can take very long).
+    smt::SolverOptions Short = Options.Check.Solver;
+    Short.TimeoutMs = std::min(Short.TimeoutMs, 10000u);
+    smt::QueryResult S = smt::solve({Name, V, {}, smt::Mode::IEEE}, Short);
+    Result.Queries.push_back(
+        {Name + " (ieee)", S.Kind, S.Reason, S.Seconds, ""});
+    if (S.Kind == smt::Outcome::Counterexample) {
+      try {
+        Env Replay = completed(withoutCalls(S.Model), {V});
+        if (Interpreter(Replay).eval(V).isTrue()) {
+          reportCounterexample(Name, E, K, shrink(V, Replay));
+          return false;
+        }
+      } catch (const EvalError &) {
+      }
+    }
+    Result.Kind = Verdict::Unknown;
+    Result.Reason =
+        Name + ": not proved (" +
+        (R.Kind == smt::Outcome::Unknown
+             ? R.Reason
+             : "the rounding-error model admits a larger difference") +
+        ") and no IEEE input found that breaks the bound";
+    return false;
+  }
+
+  void reportCounterexample(const std::string &Query, const Element &E,
+                            const Canonical &K, const Env &Model) {
+    Env In = completed(inputsOf(K, Model), {E.Ref, E.Cand});
+    Counterexample X;
+    X.Query = Query;
+    X.Inputs = In;
+    X.Buffer = E.Tensor;
+    X.Index = E.Index;
+    try {
+      Interpreter I(In);
+      X.Source = I.eval(E.Ref);
+      X.Target = I.eval(E.Cand);
+    } catch (const EvalError &) {
+    }
+    X.SourceOrigin = E.RefWrite->From;
+    X.TargetOrigin = E.CandFrom;
+    std::string At = E.Tensor + describeIndex(E.Index);
+    if (X.Source && X.Target &&
+        std::isfinite(X.Source->Ty.isFloat() ? X.Source->asDouble() : 0) &&
+        X.Target->Ty.isFloat() && !std::isfinite(X.Target->asDouble()))
+      X.Explanation = "the kernel overflows to " + X.Target->str() + " at " +
+                      At + " where the reference stays finite";
+    else if (X.Source && X.Target && X.Source->Ty.isFloat()) {
+      double Diff = std::fabs(X.Source->asDouble() - X.Target->asDouble());
+      std::ostringstream S;
+      S << "the kernel does not compute the reference at " << At
+        << ": they differ by " << Diff;
+      X.Explanation = S.str();
+    } else {
+      X.Explanation = "the kernel does not compute the reference at " + At;
+    }
+    Result.Kind = Verdict::Counterexample;
+    Result.Cex = std::move(X);
+  }
+
+  /// The range question for one output: inf/NaN from the kernel where the
+  /// reference is finite, searched by testing.
+  bool checkRange(const std::string &Tensor) {
+    auto Start = std::chrono::steady_clock::now();
+    std::set<std::pair<const Expr *, const Expr *>> Seen;
+    for (const Element &E : Elements) {
+      if (E.Tensor != Tensor || !E.Ref->type().isFloat())
+        continue;
+      Canonical K = canonical(E);
+      if (!Seen.insert({K.Ref, K.Cand}).second)
+        continue;
+      const Expr *V =
+          C.andOf(C.andOf(finiteInputs(K.Ref, K.Cand), isFinite(K.Ref)),
+                  C.notOf(isFinite(K.Cand)));
+      FalsifyOptions F;
+      F.Trials = Options.RangeTrials;
+      std::optional<Env> Found = falsifyFinite(V, Options.RangeTrials);
+      if (!Found)
+        Found = falsify(V, F);
+      if (Found) {
+        double Took = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
+        Result.Queries.push_back({"range of " + Tensor,
+                                  smt::Outcome::Counterexample,
+                                  "found by testing", Took, ""});
+        reportCounterexample("range of " + Tensor, E, K, shrink(V, *Found));
+        return false;
+      }
+    }
+    double Took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
+    Result.Queries.push_back(
+        {"range of " + Tensor, smt::Outcome::Unknown,
+         "no inf/NaN from finite reference values in " +
+             std::to_string(Options.RangeTrials) +
+             " tested inputs per class "
+             "(testing, not a proof; the verdict does not rest on it)",
+         Took, ""});
+    return true;
+  }
+};
+
+} // namespace
+
+PairResult checkFxToTtir(Context &C, const bundle::Manifest &M,
+                         const KernelLifter &Lift, const FxToTtirOptions &O) {
+  return FxToTtirCheck(C, M, Lift, O).run();
+}
+
+void registerFxToTtirChecker(KernelLifter Lift) {
+  registerChecker(
+      {Stage::FX, Stage::TTIR},
+      [Lift](Context &C, const bundle::Manifest &M, const bundle::Launch *,
+             const CheckOptions &O) {
+        FxToTtirOptions F;
+        F.Check = O;
+        // The pair's contract is over the reals (design.md), whatever
+        // arithmetic the kernel pairs of the same audit use.
+        F.Check.Arithmetic = smt::Mode::Real;
+        return checkFxToTtir(C, M, Lift, F);
+      },
+      "fx-ttir-1");
+}
+
+} // namespace stagecheck::stages

@@ -1,0 +1,283 @@
+#include "stages/Pipeline.h"
+
+#include "ir/Errors.h"
+#include "stages/Report.h"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <ostream>
+
+namespace stagecheck::stages {
+
+const char *spelling(Stage S) {
+  switch (S) {
+  case Stage::FX:
+    return "FX";
+  case Stage::TTIR:
+    return "TTIR";
+  case Stage::TTGIR:
+    return "TTGIR";
+  case Stage::LLIR:
+    return "LLVM IR";
+  case Stage::PTX:
+    return "PTX";
+  }
+  return "?";
+}
+
+const char *fileKey(Stage S) {
+  switch (S) {
+  case Stage::FX:
+    return "";
+  case Stage::TTIR:
+    return "ttir";
+  case Stage::TTGIR:
+    return "ttgir";
+  case Stage::LLIR:
+    return "llir";
+  case Stage::PTX:
+    return "ptx";
+  }
+  return "";
+}
+
+std::string StagePair::id() const {
+  std::string F = From == Stage::FX ? "fx" : fileKey(From);
+  return F + "->" + fileKey(To);
+}
+
+std::string StagePair::title() const {
+  return std::string(spelling(From)) + " -> " + spelling(To);
+}
+
+const std::vector<StagePair> &pipelinePairs() {
+  static const std::vector<StagePair> Pairs = {{Stage::FX, Stage::TTIR},
+                                               {Stage::TTIR, Stage::TTGIR},
+                                               {Stage::TTGIR, Stage::LLIR},
+                                               {Stage::LLIR, Stage::PTX}};
+  return Pairs;
+}
+
+bool parsePairId(const std::string &Id, StagePair &Out) {
+  for (const StagePair &P : pipelinePairs())
+    if (P.id() == Id) {
+      Out = P;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+struct Registered {
+  PairChecker Checker;
+  std::string Version;
+};
+std::map<std::string, Registered> &registry() {
+  static std::map<std::string, Registered> R;
+  return R;
+}
+} // namespace
+
+void registerChecker(const StagePair &P, PairChecker Checker,
+                     std::string Version) {
+  registry()[P.id()] = {std::move(Checker), std::move(Version)};
+}
+
+const PairChecker *findChecker(const StagePair &P) {
+  auto It = registry().find(P.id());
+  return It == registry().end() ? nullptr : &It->second.Checker;
+}
+
+std::string checkerVersion(const StagePair &P) {
+  auto It = registry().find(P.id());
+  return It == registry().end() ? "" : It->second.Version;
+}
+
+/// The files a pair's verdict depends on.
+static std::vector<std::string> inputsOf(const StagePair &P,
+                                         const bundle::Manifest &M,
+                                         const bundle::Launch *L) {
+  std::vector<std::string> Files = {M.Path};
+  if (P.wholeProgram()) {
+    Files.push_back(M.Ref.Graph);
+    for (const bundle::Launch *Each : M.launches())
+      Files.push_back(Each->file("ttir"));
+  } else {
+    Files.push_back(L->file(fileKey(P.From)));
+    Files.push_back(L->file(fileKey(P.To)));
+    Files.push_back(L->file("metadata"));
+  }
+  return Files;
+}
+
+static std::string optionsKey(const CheckOptions &O) {
+  return std::string(smt::spelling(O.Arithmetic)) + "/timeout=" +
+         std::to_string(O.Solver.TimeoutMs) +
+         "/memory=" + std::to_string(O.Solver.MemoryLimitMB) +
+         "/loops=" + std::to_string(O.LoopBound);
+}
+
+static PairResult runPair(const StagePair &P, const bundle::Manifest &M,
+                          const bundle::Launch *L, const CheckOptions &O) {
+  const PairChecker *Checker = findChecker(P);
+  if (!Checker) {
+    PairResult R;
+    R.Kind = Verdict::Unknown;
+    R.Reason = "no checker for " + P.title();
+    return R;
+  }
+  ir::Context C;
+  try {
+    return (*Checker)(C, M, L, O);
+  } catch (const ir::UnsupportedError &E) {
+    PairResult R;
+    R.Kind = Verdict::Unknown;
+    R.Reason = E.what();
+    return R;
+  } catch (const ir::InputError &) {
+    throw; // bad input is the caller's error, exit code 3
+  } catch (const ir::IRError &E) {
+    PairResult R;
+    R.Kind = Verdict::Unknown;
+    R.Reason = std::string("could not model the pair: ") + E.what();
+    return R;
+  }
+}
+
+AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
+  auto Start = std::chrono::steady_clock::now();
+  AuditReport R;
+  R.Bundle = &M;
+  auto Selected = [&](const StagePair &P) {
+    return O.Pairs.empty() || O.Pairs.count(P.id());
+  };
+  auto Run = [&](const StagePair &P, const bundle::Launch *L) {
+    PairReport Report{P, L ? L->Kernel : "", {}, false};
+    bool Cacheable = O.Cache && findChecker(P);
+    ResultCache::Key Key{P.id(), checkerVersion(P), optionsKey(O.Check),
+                         Cacheable ? inputsOf(P, M, L) : std::vector<std::string>{}};
+    if (Cacheable)
+      if (std::optional<PairResult> Hit = O.Cache->lookup(Key)) {
+        Report.Result = std::move(*Hit);
+        Report.FromCache = true;
+        R.Pairs.push_back(std::move(Report));
+        return;
+      }
+    Report.Result = runPair(P, M, L, O.Check);
+    // A timeout depends on the machine's load: never remember one.
+    bool Remember = Report.Result.Reason.find("timeout") == std::string::npos;
+    if (Cacheable && Remember)
+      O.Cache->store(Key, Report.Result);
+    R.Pairs.push_back(std::move(Report));
+  };
+  for (const StagePair &P : pipelinePairs())
+    if (P.wholeProgram() && Selected(P))
+      Run(P, nullptr);
+  for (const bundle::Launch *L : M.launches())
+    for (const StagePair &P : pipelinePairs())
+      if (!P.wholeProgram() && Selected(P))
+        Run(P, L);
+  // The first failure in pipeline order: earlier stages first, so a bug is
+  // blamed on the pair where it entered.
+  for (const StagePair &P : pipelinePairs())
+    for (size_t I = 0; I < R.Pairs.size(); ++I) {
+      const PairReport &PR = R.Pairs[I];
+      if (PR.Pair.id() != P.id())
+        continue;
+      R.Overall = worst(R.Overall, PR.Result.Kind);
+      bool Failed = PR.Result.Kind == Verdict::Counterexample ||
+                    PR.Result.Kind == Verdict::Unknown;
+      if (Failed && (!R.FirstFailure ||
+                     (PR.Result.Kind == Verdict::Counterexample &&
+                      R.Pairs[*R.FirstFailure].Result.Kind != Verdict::Counterexample)))
+        R.FirstFailure = I;
+    }
+  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  return R;
+}
+
+namespace {
+std::string padded(const std::string &S, size_t W) {
+  return S.size() >= W ? S + " " : S + std::string(W - S.size(), ' ');
+}
+
+std::string pairLine(const PairReport &P) {
+  const PairResult &R = P.Result;
+  char Time[32];
+  std::snprintf(Time, sizeof Time, "%.2f s", R.Seconds);
+  std::string Line = "  " + padded(P.Pair.title(), 18) +
+                     padded(spelling(R.Kind), 25) + padded(Time, 9);
+  if (R.Kind == Verdict::Proved || R.Kind == Verdict::ProvedWithinTolerance ||
+      R.Kind == Verdict::Counterexample) {
+    Line += padded(smt::meaning(R.Arithmetic), 11);
+    if (R.Bound != "none")
+      Line += "  bound: " + R.Bound;
+    if (!R.Relaxations.empty()) {
+      Line += "  relaxations:";
+      for (const std::string &X : R.Relaxations)
+        Line += " " + X;
+    }
+  } else if (!R.Reason.empty()) {
+    Line += R.Reason;
+  }
+  return Line;
+}
+} // namespace
+
+void printAudit(std::ostream &OS, const AuditReport &R) {
+  const bundle::Manifest &M = *R.Bundle;
+  OS << "bundle " << M.Name;
+  if (!M.OriginMode.empty())
+    OS << "   " << M.OriginMode;
+  if (!M.Triton.empty())
+    OS << "   triton " << M.Triton;
+  if (!M.Device.empty())
+    OS << "   " << M.Device;
+  OS << "\n";
+  std::string Kernel = "\x01";
+  for (size_t I = 0; I < R.Pairs.size(); ++I) {
+    const PairReport &P = R.Pairs[I];
+    if (P.Kernel != Kernel) {
+      Kernel = P.Kernel;
+      if (Kernel.empty()) {
+        OS << "program (" << M.launches().size() << " launch"
+           << (M.launches().size() == 1 ? "" : "es") << ")\n";
+      } else {
+        for (const bundle::Launch *L : M.launches())
+          if (L->Kernel == Kernel) {
+            OS << "kernel " << Kernel << "   grid " << L->Grid[0] << "x"
+               << L->Grid[1] << "x" << L->Grid[2] << "   " << L->NumWarps
+               << " warps";
+            if (M.Capability)
+              OS << "   sm_" << M.Capability;
+            OS << "\n";
+            break;
+          }
+      }
+    }
+    OS << pairLine(P) << "\n";
+    if (R.FirstFailure && *R.FirstFailure == I && P.Result.Cex)
+      printCounterexample(OS, *P.Result.Cex, "      ");
+  }
+  int Exit = exitCode(R.Overall);
+  OS << "verdict: ";
+  if (R.Overall == Verdict::Proved || R.Overall == Verdict::ProvedWithinTolerance) {
+    OS << (R.Overall == Verdict::Proved ? "proved: every stage keeps the "
+                                          "reference's meaning"
+                                        : "proved within tolerance");
+  } else if (R.FirstFailure) {
+    const PairReport &F = R.Pairs[*R.FirstFailure];
+    if (F.Result.Kind == Verdict::Counterexample)
+      OS << "bug introduced at " << F.Pair.title()
+         << (F.Kernel.empty() ? "" : " in " + F.Kernel) << ": "
+         << (F.Result.Cex ? F.Result.Cex->Explanation : "the stages differ");
+    else
+      OS << "inconclusive: first at " << F.Pair.title()
+         << (F.Kernel.empty() ? "" : " in " + F.Kernel) << ": "
+         << F.Result.Reason;
+  }
+  OS << "   (exit " << Exit << ")\n";
+}
+
+} // namespace stagecheck::stages

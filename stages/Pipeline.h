@@ -1,0 +1,98 @@
+//===- Pipeline.h - Auditing a bundle, stage pair by stage pair -*- C++ -*-===//
+//
+// audit() runs every stage-pair checker that exists, in pipeline order, for
+// every kernel launch of a bundle, and composes the end-to-end verdict: the
+// program means what the reference means when every pair is proved; the
+// first pair that fails names where a bug entered. A pair without a checker
+// is `unknown: no checker for X -> Y`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_STAGES_PIPELINE_H
+#define STAGECHECK_STAGES_PIPELINE_H
+
+#include "bundle/Manifest.h"
+#include "stages/Refinement.h"
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace stagecheck::stages {
+
+enum class Stage { FX, TTIR, TTGIR, LLIR, PTX };
+const char *spelling(Stage S);   // "FX", "TTIR", "TTGIR", "LLVM IR", "PTX"
+const char *fileKey(Stage S);    // manifest files key: "ttir", ... ("" for FX)
+
+struct StagePair {
+  Stage From, To;
+  std::string id() const; // "fx->ttir", "ttir->ttgir", "ttgir->llir", "llir->ptx"
+  std::string title() const; // "FX -> TTIR"
+  /// The whole program (FX -> TTIR) rather than one kernel.
+  bool wholeProgram() const { return From == Stage::FX; }
+};
+/// The four adjacent pairs, in pipeline order.
+const std::vector<StagePair> &pipelinePairs();
+bool parsePairId(const std::string &Id, StagePair &Out);
+
+/// A checker for one pair. Kernel pairs get the launch; the whole-program
+/// pair gets a null launch.
+using PairChecker = std::function<PairResult(
+    ir::Context &, const bundle::Manifest &, const bundle::Launch *,
+    const CheckOptions &)>;
+/// Makes a checker available to audit (called once at start-up). Version
+/// names the checker's semantics: cached verdicts of another version are
+/// never reused, so bump it whenever what the checker proves changes.
+void registerChecker(const StagePair &P, PairChecker Checker,
+                     std::string Version);
+std::string checkerVersion(const StagePair &P);
+const PairChecker *findChecker(const StagePair &P);
+/// Registers every checker this build has.
+void registerBuiltinCheckers();
+
+struct PairReport {
+  StagePair Pair;
+  std::string Kernel; // empty for the whole program
+  PairResult Result;
+  bool FromCache = false;
+};
+
+struct AuditReport {
+  const bundle::Manifest *Bundle = nullptr;
+  std::vector<PairReport> Pairs; // whole-program pair first, then per launch
+  Verdict Overall = Verdict::Proved;
+  /// The first pair, in pipeline order, that did not prove.
+  std::optional<size_t> FirstFailure;
+  double Seconds = 0;
+};
+
+/// Verdicts remembered across runs, keyed by everything a pair's verdict
+/// depends on: the pair, its checker's version, the options, and the content
+/// of the files it reads.
+class ResultCache {
+public:
+  struct Key {
+    std::string Pair, CheckerVersion, Options;
+    std::vector<std::string> Files; // contents are hashed, not names
+  };
+  virtual ~ResultCache() = default;
+  virtual std::optional<PairResult> lookup(const Key &K) = 0;
+  virtual void store(const Key &K, const PairResult &R) = 0;
+};
+
+struct AuditOptions {
+  CheckOptions Check;
+  /// Pair ids to run ("fx->ttir"...); empty means all.
+  std::set<std::string> Pairs;
+  ResultCache *Cache = nullptr;
+};
+
+AuditReport audit(const bundle::Manifest &M, const AuditOptions &O);
+
+/// The report as a table, with the counterexample of the first failure.
+void printAudit(std::ostream &OS, const AuditReport &R);
+
+} // namespace stagecheck::stages
+
+#endif

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# stagecheck audit over every corpus bundle, compared with its expected.json.
+set -u
+stagecheck=$1
+corpus=$2
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 total=0
+for b in "$corpus"/*/; do
+  [[ -f $b/manifest.json && -f $b/expected.json ]] || continue
+  name=$(basename "$b")
+  total=$((total + 1))
+  "$stagecheck" audit --json "$tmp/r.json" "$b" >"$tmp/out" 2>&1
+  code=$?
+  if [[ $code -eq 3 ]]; then echo "$name: input error"; cat "$tmp/out"; fails=$((fails + 1)); continue; fi
+  $python "$corpus/check_audit.py" "$tmp/r.json" "$b/expected.json" "$name" "$corpus/known-gaps.txt" "$code" || fails=$((fails + 1))
+done
+echo "$((total - fails)) of $total corpus bundles audit as expected"
+[[ $fails -eq 0 ]]

@@ -1,0 +1,172 @@
+// The FX <-> TTIR composition and queries on real corpus manifests and
+// reference graphs, with each bundle's kernel given as a hand-written
+// effect (tests/stages/fx_to_ttir/<bundle>.sir) in the form the TTIR
+// frontend produces. The expected verdict is written in the file:
+//   # expect: proved | proved within tolerance | counterexample
+//   # explanation: TEXT     the counterexample's explanation starts with TEXT
+//   # input: NAME           the counterexample sets NAME away from its value
+//   # timeout-ms: N         the solver's limit per query for this bundle
+#include "stages/FxToTtir.h"
+#include "bundle/Manifest.h"
+#include "ir/Text.h"
+#include "stages/Pipeline.h"
+#include "stages/Report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace stagecheck;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path &P) {
+  std::ifstream In(P);
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+std::string header(const std::string &Text, const std::string &Tag) {
+  std::istringstream In(Text);
+  std::string Line, Key = "# " + Tag + ": ";
+  while (std::getline(In, Line))
+    if (Line.rfind(Key, 0) == 0)
+      return Line.substr(Key.size());
+  return "";
+}
+
+std::vector<std::string> kernelFiles() {
+  std::vector<std::string> Out;
+  for (const auto &E :
+       fs::directory_iterator(STAGECHECK_TEST_DIR "/stages/fx_to_ttir"))
+    if (E.path().extension() == ".sir")
+      Out.push_back(E.path().stem().string());
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+class FxToTtirBundle : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FxToTtirBundle, VerdictAsExpected) {
+  fs::path Sir = fs::path(STAGECHECK_TEST_DIR "/stages/fx_to_ttir") /
+                 (GetParam() + ".sir");
+  std::string Text = slurp(Sir);
+  bundle::Manifest M =
+      bundle::loadBundle(STAGECHECK_TEST_DIR "/corpus/" + GetParam());
+  ir::Context C;
+  unsigned Lifted = 0;
+  stages::KernelLifter Lift = [&](ir::Context &Ctx, const bundle::Launch &,
+                                  const ir::KernelInterface &) {
+    ++Lifted;
+    return ir::parseEffects(Ctx, Text, Sir.string());
+  };
+  stages::FxToTtirOptions O;
+  O.Check.Arithmetic = smt::Mode::Real;
+  O.Check.Solver.TimeoutMs =
+      std::getenv("FX_TO_TTIR_TIMEOUT_MS")
+          ? std::atoi(std::getenv("FX_TO_TTIR_TIMEOUT_MS"))
+          : 60000;
+  if (!header(Text, "timeout-ms").empty())
+    O.Check.Solver.TimeoutMs = unsigned(std::stoul(header(Text, "timeout-ms")));
+  if (const char *Dump = std::getenv("FX_TO_TTIR_DUMP"))
+    O.Check.Solver.DumpDir = Dump;
+  stages::PairResult R = stages::checkFxToTtir(C, M, Lift, O);
+  std::ostringstream Report;
+  stages::printPairResult(Report, R);
+  SCOPED_TRACE(Report.str());
+  std::cout << GetParam() << ": " << stages::spelling(R.Kind) << "  "
+            << R.Seconds << " s\n"
+            << Report.str();
+  EXPECT_EQ(Lifted, M.launches().size());
+  EXPECT_EQ(stages::spelling(R.Kind), header(Text, "expect")) << R.Reason;
+  std::string Explanation = header(Text, "explanation");
+  if (!Explanation.empty()) {
+    ASSERT_TRUE(R.Cex.has_value());
+    EXPECT_EQ(R.Cex->Explanation.rfind(Explanation, 0), 0u)
+        << R.Cex->Explanation;
+  }
+  std::string Input = header(Text, "input");
+  if (!Input.empty()) {
+    ASSERT_TRUE(R.Cex.has_value());
+    const ir::Value *V = R.Cex->Inputs.symbol(Input);
+    ASSERT_NE(V, nullptr) << "the counterexample does not set " << Input;
+    double Captured = M.Ref.Params.at(Input).F;
+    EXPECT_NE(ir::Value::ofBits(ir::Type::f64(), V->Bits).asDouble(), Captured);
+    // Replayed: the two sides differ on it.
+    ASSERT_TRUE(R.Cex->Source && R.Cex->Target);
+    EXPECT_FALSE(R.Cex->Source->sameAs(*R.Cex->Target));
+  }
+  if (R.Kind == stages::Verdict::ProvedWithinTolerance) {
+    bool Stated = false;
+    for (const std::string &X : R.Relaxations)
+      Stated |= X.find("|ref - cand| <=") != std::string::npos;
+    EXPECT_TRUE(Stated) << "the bound is not stated";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, FxToTtirBundle,
+                         ::testing::ValuesIn(kernelFiles()),
+                         [](const auto &Info) { return Info.param; });
+
+/// Every corpus reference lifts with its manifest's bindings: inputs read
+/// the manifest's tensors, outputs write them, parameters become symbols.
+TEST(FxToTtir, EveryCorpusReferenceLifts) {
+  unsigned Bundles = 0;
+  for (const auto &E : fs::directory_iterator(STAGECHECK_TEST_DIR "/corpus")) {
+    if (!fs::exists(E.path() / "manifest.json"))
+      continue;
+    SCOPED_TRACE(E.path().string());
+    bundle::Manifest M = bundle::loadBundle(E.path().string());
+    ir::Context C;
+    fx::LiftedGraph L = stages::liftReference(C, M);
+    std::map<std::string, std::string> Buffers = stages::bufferNames(M);
+    ASSERT_EQ(L.Outputs.size(), M.Ref.Outputs.size());
+    for (size_t K = 0; K < M.Ref.Outputs.size(); ++K) {
+      EXPECT_EQ(L.Outputs[K].shape(), M.Tensors.at(M.Ref.Outputs[K]).Shape);
+      bool Written = false;
+      for (const ir::Write &W : L.Effects.Writes)
+        Written |= W.Buffer == Buffers.at(M.Ref.Outputs[K]);
+      EXPECT_TRUE(Written);
+    }
+    for (const fx::LiftedParam &P : L.Params) {
+      ASSERT_TRUE(M.Ref.Params.count(P.Name));
+      EXPECT_FALSE(P.Uses.empty());
+    }
+    ++Bundles;
+  }
+  EXPECT_EQ(Bundles, 28u);
+}
+
+} // namespace
+
+namespace {
+
+/// The pair runs inside audit() once a kernel lifter is registered.
+TEST(FxToTtir, RunsInsideAudit) {
+  fs::path Sir =
+      STAGECHECK_TEST_DIR "/stages/fx_to_ttir/tutorial_vector_add.sir";
+  std::string Text = slurp(Sir);
+  stages::registerFxToTtirChecker([Text, Sir](ir::Context &Ctx,
+                                              const bundle::Launch &,
+                                              const ir::KernelInterface &) {
+    return ir::parseEffects(Ctx, Text, Sir.string());
+  });
+  bundle::Manifest M =
+      bundle::loadBundle(STAGECHECK_TEST_DIR "/corpus/tutorial_vector_add");
+  stages::AuditOptions O;
+  O.Pairs = {"fx->ttir"};
+  stages::AuditReport R = stages::audit(M, O);
+  bool Found = false;
+  for (const stages::PairReport &P : R.Pairs)
+    if (P.Pair.id() == "fx->ttir") {
+      Found = true;
+      EXPECT_EQ(P.Result.Kind, stages::Verdict::Proved) << P.Result.Reason;
+      EXPECT_EQ(P.Result.Arithmetic, smt::Mode::Real);
+    }
+  EXPECT_TRUE(Found);
+}
+
+} // namespace
