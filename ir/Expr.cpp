@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -382,6 +383,61 @@ Type Context::checkAndInferType(Op O, std::span<const Expr *const> Ops,
   throw IRError("unhandled op category");
 }
 
+/// Bits [Low, Low + Width) of E when they are visibly one operand's bits or
+/// zero (what taking apart a concatenation of zero-extended, shifted pieces
+/// gives); nullptr otherwise. The result has Width bits.
+static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
+                               unsigned Width) {
+  unsigned Bits = E->type().bits();
+  if (Low == 0 && Width == Bits)
+    return E;
+  if (Low >= Bits)
+    return C.constant(Type::i(Width), 0);
+  auto ConstAmount = [](const Expr *A) -> std::optional<uint64_t> {
+    if (A->isConst())
+      return A->constBits();
+    return std::nullopt;
+  };
+  switch (E->op()) {
+  case Op::ZExt: {
+    const Expr *Inner = E->operand(0);
+    unsigned InnerBits = Inner->type().bits();
+    if (Low >= InnerBits)
+      return C.constant(Type::i(Width), 0);
+    if (Low + Width <= InnerBits)
+      return extractBits(C, Inner, Low, Width);
+    return nullptr;
+  }
+  case Op::Shl: {
+    auto Amount = ConstAmount(E->operand(1));
+    if (!Amount || *Amount >= Bits)
+      return nullptr;
+    if (Low + Width <= *Amount)
+      return C.constant(Type::i(Width), 0);
+    if (Low >= *Amount)
+      return extractBits(C, E->operand(0), Low - unsigned(*Amount), Width);
+    return nullptr;
+  }
+  case Op::LShr: {
+    auto Amount = ConstAmount(E->operand(1));
+    if (!Amount || *Amount >= Bits || Low + *Amount + Width > Bits)
+      return nullptr;
+    return extractBits(C, E->operand(0), Low + unsigned(*Amount), Width);
+  }
+  case Op::Or: {
+    const Expr *A = extractBits(C, E->operand(0), Low, Width);
+    const Expr *B = extractBits(C, E->operand(1), Low, Width);
+    if (A && A->isConst() && A->constBits() == 0)
+      return B;
+    if (B && B->isConst() && B->constBits() == 0)
+      return A;
+    return nullptr;
+  }
+  default:
+    return nullptr;
+  }
+}
+
 /// Integer identities; returns nullptr when none applies.
 static const Expr *foldIdentity(Context &C, Op O,
                                 std::span<const Expr *const> Ops, Type T,
@@ -471,6 +527,28 @@ static const Expr *foldIdentity(Context &C, Op O,
   if ((O == Op::ZExt || O == Op::SExt || O == Op::Trunc || O == Op::FPCast) &&
       Ops[0]->type() == T)
     return Ops[0];
+  // A piece of a concatenation is that piece. extractBits only yields a
+  // node when its bits are exactly the truncation's, so this is exact.
+  if (O == Op::Trunc) {
+    const Expr *Source = Ops[0];
+    unsigned Low = 0;
+    if (Source->op() == Op::LShr && Source->operand(1)->isConst() &&
+        Source->operand(1)->constBits() + T.bits() <= Source->type().bits()) {
+      Low = unsigned(Source->operand(1)->constBits());
+      Source = Source->operand(0);
+    }
+    if (Source->op() == Op::ZExt || Source->op() == Op::Or ||
+        Source->op() == Op::Shl || Low != 0)
+      if (const Expr *Piece = extractBits(C, Source, Low, T.bits()))
+        if (Piece->type() == T)
+          return Piece;
+  }
+  // float -> int -> float gives the float back: all NaNs are one datum, so
+  // the canonical pattern the inner bitcast yields reads back as the same
+  // NaN. (int -> float -> int is not folded: a NaN's payload is lost.)
+  if (O == Op::Bitcast && Ops[0]->op() == Op::Bitcast &&
+      Ops[0]->operand(0)->type() == T && T.isFloat())
+    return Ops[0]->operand(0);
   return nullptr;
 }
 

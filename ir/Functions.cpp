@@ -99,6 +99,17 @@ const FunctionInfo Table[] = {
     {"tanh.approx", 1, true, unary<tanh>},
     {"div.approx", 2, true, binary<divide>},
     {"div.full", 2, true, binary<divide>},
+    // Their .ftz forms are instructions of their own (subnormal inputs and
+    // results flush to zero); nothing relates them to the forms above.
+    {"ex2.approx.ftz", 1, true, unary<exp2>},
+    {"lg2.approx.ftz", 1, true, unary<log2>},
+    {"rcp.approx.ftz", 1, true, unary<rcp>},
+    {"rsqrt.approx.ftz", 1, true, unary<rsqrt>},
+    {"sqrt.approx.ftz", 1, true, unary<sqrt>},
+    {"sin.approx.ftz", 1, true, unary<sin>},
+    {"cos.approx.ftz", 1, true, unary<cos>},
+    {"div.approx.ftz", 2, true, binary<divide>},
+    {"div.full.ftz", 2, true, binary<divide>},
 };
 } // namespace
 

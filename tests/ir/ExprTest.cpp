@@ -80,6 +80,40 @@ TEST(Folding, FloatsFoldOnlyWhenConstant) {
   EXPECT_NE(C.floatBinary(Op::FAdd, X, Zero), X);
 }
 
+TEST(Folding, PiecesOfAConcatenationAreThePieces) {
+  Context C;
+  Type I16 = Type::i(16), I32 = Type::i(32);
+  const Expr *Lo = C.symbol("lo", I16), *Hi = C.symbol("hi", I16);
+  const Expr *Packed =
+      C.orOf(C.cast(Op::ZExt, Lo, I32),
+             C.binary(Op::Shl, C.cast(Op::ZExt, Hi, I32), C.intConst(I32, 16)));
+  EXPECT_EQ(C.cast(Op::Trunc, Packed, I16), Lo);
+  EXPECT_EQ(C.cast(Op::Trunc, C.binary(Op::LShr, Packed, C.intConst(I32, 16)),
+                   I16),
+            Hi);
+  // Bits that straddle two pieces stay as they are.
+  const Expr *Middle =
+      C.cast(Op::Trunc, C.binary(Op::LShr, Packed, C.intConst(I32, 8)), I16);
+  EXPECT_EQ(Middle->op(), Op::Trunc);
+  // The check against the interpreter: the fold is exact.
+  Env E;
+  E.setSymbol("lo", Value::ofBits(I16, 0x1234));
+  E.setSymbol("hi", Value::ofBits(I16, 0xabcd));
+  EXPECT_EQ(Interpreter(E).eval(Middle).Bits, 0xcd12u);
+}
+
+TEST(Folding, FloatThroughIntegerBitsIsTheFloat) {
+  Context C;
+  const Expr *X = C.symbol("x", Type::f32());
+  const Expr *Bits = C.cast(Op::Bitcast, X, Type::i(32));
+  EXPECT_EQ(C.cast(Op::Bitcast, Bits, Type::f32()), X);
+  // Integer bits through a float lose a NaN's payload: not folded.
+  const Expr *N = C.symbol("n", Type::i(32));
+  EXPECT_NE(C.cast(Op::Bitcast, C.cast(Op::Bitcast, N, Type::f32()),
+                   Type::i(32)),
+            N);
+}
+
 TEST(Typing, IllTypedConstructionsThrow) {
   Context C;
   const Expr *A = C.symbol("a", Type::i(32));

@@ -1,0 +1,1 @@
+// Placeholder until the LLVM IR lifter lands.

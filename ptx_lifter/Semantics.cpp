@@ -1,0 +1,81 @@
+#include "ptx_lifter/Semantics.h"
+
+#include "ir/Errors.h"
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::ptx::sem {
+
+const Expr *flush(Context &C, const Expr *X, bool Ftz) {
+  return Ftz ? C.unary(Op::FFlushSubnormal, X) : X;
+}
+
+const Expr *arith(Context &C, Op O, const Expr *A, const Expr *B,
+                  RoundingMode M, bool Ftz) {
+  return flush(C, C.floatBinary(O, flush(C, A, Ftz), flush(C, B, Ftz), M), Ftz);
+}
+
+const Expr *fma(Context &C, const Expr *A, const Expr *B, const Expr *Addend,
+                RoundingMode M, bool Ftz) {
+  return flush(C,
+               C.fma(flush(C, A, Ftz), flush(C, B, Ftz), flush(C, Addend, Ftz),
+                     M),
+               Ftz);
+}
+
+const Expr *sqrt(Context &C, const Expr *A, RoundingMode M, bool Ftz) {
+  const Expr *Ops[] = {flush(C, A, Ftz)};
+  return flush(C, C.make(Op::FSqrt, Ops, uint8_t(M)), Ftz);
+}
+
+const Expr *reciprocal(Context &C, const Expr *A, RoundingMode M, bool Ftz) {
+  return arith(C, Op::FDiv, C.floatConst(A->type(), 1.0), A, M, Ftz);
+}
+
+const Expr *abs(Context &C, const Expr *A, bool Ftz) {
+  return flush(C, C.unary(Op::FAbs, flush(C, A, Ftz)), Ftz);
+}
+
+const Expr *neg(Context &C, const Expr *A, bool Ftz) {
+  return flush(C, C.unary(Op::FNeg, flush(C, A, Ftz)), Ftz);
+}
+
+const Expr *minMax(Context &C, bool Max, const Expr *A, const Expr *B,
+                   bool PropagateNaN, bool Ftz) {
+  Op O = PropagateNaN ? (Max ? Op::FMaximum : Op::FMinimum)
+                      : (Max ? Op::FMaxNum : Op::FMinNum);
+  return flush(C, C.floatBinary(O, flush(C, A, Ftz), flush(C, B, Ftz)), Ftz);
+}
+
+const Expr *saturate(Context &C, const Expr *A) {
+  Type T = A->type();
+  const Expr *Zero = C.floatConst(T, 0.0), *One = C.floatConst(T, 1.0);
+  const Expr *Clamped =
+      C.floatBinary(Op::FMaxNum, C.floatBinary(Op::FMinNum, A, One), Zero);
+  return C.select(C.fcmp(FCmpPredicate::Uno, A, A), Zero, Clamped);
+}
+
+const Expr *approximate(Context &C, std::string_view Name, bool Ftz,
+                        std::span<const Expr *const> Args) {
+  std::string Function(Name);
+  if (Ftz)
+    Function += ".ftz";
+  return C.call(Function, Args[0]->type(), Args);
+}
+
+std::pair<const Expr *, const Expr *>
+shuffle(ThreadModel &M, ShuffleMode Mode, const Expr *Value,
+        const Expr *LaneOrOffset, const Expr *Clamp, const Expr *MemberMask,
+        const Expr *Guard, const Origin &From) {
+  static const char *const Kinds[] = {"shfl.sync.up", "shfl.sync.down",
+                                      "shfl.sync.bfly", "shfl.sync.idx"};
+  for (const Expr *E : {Value, LaneOrOffset, Clamp, MemberMask})
+    if (E->type() != Type::i(32))
+      throw IRError("shuffle operands are i32");
+  auto R = M.exchange(Kinds[unsigned(Mode)], Guard,
+                      {Value, LaneOrOffset, Clamp, MemberMask},
+                      {Type::i(32), Type::boolean()}, From);
+  return {R[0], R[1]};
+}
+
+} // namespace stagecheck::ptx::sem

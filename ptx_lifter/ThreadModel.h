@@ -1,0 +1,193 @@
+//===- ThreadModel.h - One GPU thread, as LLVM IR and PTX lift it -*- C++ -*-===//
+//
+// The per-thread machine both the LLVM IR frontend and the PTX lifter lift
+// into, so that the two stages of one kernel name the same things the same
+// way (docs/lifting-conventions.md):
+//
+//  - Special registers are symbols: tid.x/y/z (ThreadId), pid.x/y/z (ctaid,
+//    ProgramId), nprog.x/y/z (nctaid, NumPrograms). ntid is the constant of
+//    the kernel's required block size; the lane is tid.x & 31.
+//  - Parameter K is the symbol argK: its value for a scalar, the address of
+//    its buffer (i64) for a pointer. Addresses are i64 byte addresses.
+//  - Global memory. An access is split into whole elements of the buffer its
+//    address points into (argK + byte offset): element index = offset /
+//    element size; a misaligned offset is undefined behaviour. Loads read
+//    the buffer's initial content (read argK[i]); stores become writes of
+//    this thread, guarded by the access's predicate. Values move in bits
+//    (iN): an access of N bytes is the concatenation of its elements, the
+//    lowest address in the lowest bits.
+//  - Shared memory is byte-addressed (i8) and divided into phases by
+//    barriers. A load in phase P reads the content at the phase's start
+//    (buffer "smem@P"), except for bytes this thread itself wrote earlier in
+//    the phase (forwarded). Stores in phase P are writes to buffer "smem.P".
+//    Two sides whose threads write the same bytes in every phase and pass
+//    the same barriers see the same content at every phase's start; the
+//    LLVM IR <-> PTX check relies on exactly that.
+//  - Communication with other threads (shuffles, barriers, matrix loads from
+//    shared memory, atomics' old values) are Exchanges: events with this
+//    thread's operands and fresh result symbols named by their position
+//    ("xchg.N.R"), so two lifts that exchange alike receive the same
+//    symbols. A checker either matches two sides' exchanges one for one or
+//    resolves them over the threads of a CTA.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_PTX_LIFTER_THREADMODEL_H
+#define STAGECHECK_PTX_LIFTER_THREADMODEL_H
+
+#include "ir/Effects.h"
+#include "ir/Kernel.h"
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace stagecheck::ptx {
+
+/// One communication event of a thread with the others of its CTA.
+struct Exchange {
+  /// What happens, in a stable spelling both frontends use:
+  /// "barrier", "shfl.bfly", "shfl.idx", "shfl.up", "shfl.down",
+  /// "vote.ballot", "ldmatrix.x4.trans", "atom.global.add.f32", ...
+  std::string Kind;
+  const ir::Expr *Guard; // i1: this thread takes part
+  /// What this thread contributes and the event's parameters (a shuffle's
+  /// value, lane, clamp and member mask; a shared address...).
+  std::vector<const ir::Expr *> Operands;
+  /// What this thread receives: fresh symbols "xchg.N.R".
+  std::vector<const ir::Expr *> Results;
+  ir::Origin From;
+};
+
+/// The lift of one kernel, seen from one thread with symbolic ids.
+struct ThreadEffects {
+  /// Global writes and atomics of this thread (single writes, no bound
+  /// variables), shared-memory writes per phase ("smem.P"), undefined
+  /// behaviour. Buffers lists every buffer written or read.
+  ir::Effects Effects;
+  std::vector<Exchange> Exchanges;
+  ir::KernelInterface Interface;
+  /// Threads per CTA (the kernel's required block size, x y z).
+  unsigned BlockDim[3] = {1, 1, 1};
+  /// Ranges of the ids (0 <= tid.x < ntid.x, 0 <= pid.x < nprog.x,
+  /// nprog.x >= 1, ...) and the bounds the lift relied on (a loop unrolled
+  /// to a bound assumes it exits by then). Inputs outside them are not
+  /// described by Effects.
+  std::vector<const ir::Expr *> Assumptions;
+  /// One line per bound the lift relied on ("loop at f.py:12: at most 4
+  /// iterations"); empty when the lift is exact.
+  std::vector<std::string> Bounds;
+  /// Number of barriers passed: the phases of shared memory are 0..Phases.
+  unsigned Phases = 0;
+};
+
+/// Builds a ThreadEffects while a frontend walks a kernel. Frontends keep
+/// their own registers / SSA values; this class owns memory, special
+/// registers, parameters and communication.
+class ThreadModel {
+public:
+  /// BlockDim: the kernel's required threads per CTA (nvvm.reqntid /
+  /// .reqntid); a frontend that finds none passes {0,0,0} and the lift is
+  /// unsupported when an id is used.
+  ThreadModel(ir::Context &C, ir::KernelInterface Interface,
+              std::array<unsigned, 3> BlockDim);
+
+  ir::Context &context() { return C; }
+  const ir::KernelInterface &interface() const { return Result.Interface; }
+
+  // --- Special registers (i32) ---------------------------------------------
+  const ir::Expr *threadId(unsigned Dim);    // tid.x, tid.y, tid.z
+  const ir::Expr *programId(unsigned Dim);   // pid.x ... (ctaid)
+  const ir::Expr *numPrograms(unsigned Dim); // nprog.x ... (nctaid)
+  const ir::Expr *blockDim(unsigned Dim);    // ntid: a constant
+  const ir::Expr *laneId();                  // tid.x & 31 (1-D blocks)
+  const ir::Expr *warpSize() { return constant32(32); }
+
+  // --- Parameters ----------------------------------------------------------
+  /// Parameter K as a value of Bits bits: the address (i64) of a pointer
+  /// parameter, the scalar's bits otherwise. Throws ir::InputError when K
+  /// is not a parameter of the interface (with Where).
+  const ir::Expr *parameter(unsigned K, unsigned Bits,
+                            const ir::SourceLocation &Where);
+  /// The address of the dynamic shared memory (Triton's global_smem), as a
+  /// value of Bits bits (32 or 64).
+  const ir::Expr *sharedBase(unsigned Bits);
+
+  // --- Memory (values in bits: iN) -----------------------------------------
+  /// Loads Bits bits at Address when Guard holds. The result is the loaded
+  /// bits where Guard holds and unspecified elsewhere (callers select their
+  /// own fallback). Throws ir::UnsupportedError for an address that is not
+  /// a parameter's buffer or shared memory plus an offset, or an access
+  /// narrower than the buffer's element.
+  const ir::Expr *load(ir::AddressSpace Space, const ir::Expr *Address,
+                       unsigned Bits, const ir::Expr *Guard,
+                       const ir::Origin &From);
+  /// Stores Value's bits at Address when Guard holds. Defined (i1, null
+  /// for true) says the value is not poison.
+  void store(ir::AddressSpace Space, const ir::Expr *Address,
+             const ir::Expr *Value, const ir::Expr *Guard,
+             const ir::Origin &From, const ir::Expr *Defined = nullptr);
+  /// A global atomic read-modify-write; returns the old value (an exchange
+  /// result: what memory held, which depends on the other threads).
+  const ir::Expr *atomic(ir::AtomicOp Kind, const ir::Expr *Address,
+                         const ir::Expr *Value, const ir::Expr *Compare,
+                         const ir::Expr *Guard, const ir::Origin &From);
+
+  // --- Communication -------------------------------------------------------
+  /// Records an exchange and returns its fresh results, one per type.
+  std::vector<const ir::Expr *>
+  exchange(const std::string &Kind, const ir::Expr *Guard,
+           std::vector<const ir::Expr *> Operands,
+           const std::vector<ir::Type> &ResultTypes, const ir::Origin &From);
+  /// A CTA-wide barrier: records the exchange and starts a new phase of
+  /// shared memory. Throws ir::UnsupportedError when Guard is not true (a
+  /// barrier some threads skip).
+  void barrier(const ir::Expr *Guard, const ir::Origin &From);
+
+  // --- Everything else -----------------------------------------------------
+  void undefined(const ir::Expr *Condition, const std::string &Reason,
+                 const ir::Origin &From);
+  void assume(const ir::Expr *Condition);
+  void bound(const std::string &Line);
+
+  /// The effects lifted so far; the model is spent afterwards.
+  ThreadEffects finish();
+
+  // --- Bits helpers both frontends use, so that they build alike ------------
+  /// Parts[0] in the lowest bits.
+  const ir::Expr *concat(const std::vector<const ir::Expr *> &Parts);
+  /// Count pieces of equal width, the lowest bits first.
+  std::vector<const ir::Expr *> split(const ir::Expr *Bits, unsigned Count);
+  /// The value's bits as iN (bitcast for floats, identity for integers,
+  /// ptrtoint for pointers).
+  const ir::Expr *toBits(const ir::Expr *V);
+  /// Bits reinterpreted as T (same width).
+  const ir::Expr *fromBits(const ir::Expr *Bits, ir::Type T);
+
+private:
+  struct Place {
+    std::string Buffer; // "argK" or "" for shared memory
+    const ir::Expr *Offset; // i64 bytes from the buffer's start
+  };
+  Place resolve(ir::AddressSpace Space, const ir::Expr *Address,
+                const ir::Origin &From);
+  const ir::Expr *constant32(uint64_t V);
+  const ir::Expr *elementIndex(const Place &P, unsigned ElementBytes,
+                               const ir::Expr *Guard, const ir::Origin &From);
+  const ir::Expr *sharedByte(const ir::Expr *Offset);
+  void noteBuffer(const std::string &Name, ir::Type Element,
+                  ir::AddressSpace Space);
+
+  ir::Context &C;
+  ThreadEffects Result;
+  unsigned NextExchange = 0;
+  /// This phase's shared writes, for forwarding: (guard, byte offset, byte).
+  struct SharedByteWrite {
+    const ir::Expr *Guard, *Offset, *Byte;
+  };
+  std::vector<SharedByteWrite> PhaseWrites;
+};
+
+} // namespace stagecheck::ptx
+
+#endif
