@@ -90,6 +90,8 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
       Symbols.push_back(E);
   InputGenerator Gen(O.Seed);
   for (unsigned Trial = 0; Trial < O.Trials; ++Trial) {
+    if (O.Deadline && std::chrono::steady_clock::now() > *O.Deadline)
+      break;
     // Every other trial draws tame buffer contents (symbols stay wild:
     // sizes and program ids need their edge values).
     bool Tame = Trial % 2 == 1;

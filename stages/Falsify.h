@@ -14,6 +14,7 @@
 #include "ir/Expr.h"
 #include "ir/Interpreter.h"
 
+#include <chrono>
 #include <optional>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct FalsifyOptions {
   /// count, a launch): every other trial starts from them, since random
   /// sizes rarely meet such conditions.
   ir::Env Base;
+  /// Testing stops here, whatever Trials says (checked between trials).
+  std::optional<std::chrono::steady_clock::time_point> Deadline;
 };
 
 /// An input under which Violation holds, if random testing finds one.

@@ -61,6 +61,8 @@ struct FxToTtirOptions {
   uint64_t MaxInstances = 1 << 18;
   /// Inputs tried by the range question.
   unsigned RangeTrials = 512;
+  /// Wall-clock time the range question may take per output.
+  unsigned RangeMs = 3000;
 };
 
 /// The buffer each tensor of a bundle lives in: tensors that share memory

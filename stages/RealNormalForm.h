@@ -1,0 +1,69 @@
+//===- RealNormalForm.h - Normal forms that hold over the reals -*- C++ -*-===//
+//
+// Rewrites that are equalities over the reals (finite values, no NaN), put
+// on both sides of a real-arithmetic query before the solver sees it, so
+// that computations equal up to reassociation become the same nodes:
+//
+//  - Extrema. fmaxnum, fmaximum and the compare-and-select idioms kernels
+//    use for max and min (select(a > b, a, b), with or without an `a != a`
+//    NaN test) are one associative, commutative, idempotent operation over
+//    the reals. A tree of them becomes the fold of its distinct operands in
+//    node order: the tree a reduction builds and the left fold a reference
+//    builds meet in one node, and whatever consumes the maximum (exp(x -
+//    max) in a softmax) is then shared too.
+//
+//  - rsqrt(x) is 1 / sqrt(x).
+//  - Infinite padding. Masked lanes of a reduction load -inf (max's
+//    identity); over the extended reals it drops out of max, -inf - x is
+//    -inf for finite x, exp(-inf) is 0 and 0 drops out of a sum.
+//
+// Only for queries over the reals: in IEEE arithmetic the NaN and signed-
+// zero rules of the flavours differ.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_STAGES_REALNORMALFORM_H
+#define STAGECHECK_STAGES_REALNORMALFORM_H
+
+#include "ir/Expr.h"
+
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+namespace stagecheck::stages {
+
+class RealNormalForm {
+public:
+  explicit RealNormalForm(ir::Context &C) : C(C) {}
+  /// E in normal form; nodes are shared across calls of one instance.
+  const ir::Expr *normalize(const ir::Expr *E);
+  /// Extremum trees rewritten so far (for the report).
+  unsigned extremaFlattened() const { return Flattened; }
+  /// Operations with an infinite constant folded away.
+  unsigned infinitiesAbsorbed() const { return Absorbed; }
+
+private:
+  struct Extremum {
+    bool IsMax;
+    std::vector<const ir::Expr *> Operands; // distinct, by node id
+  };
+  const ir::Expr *rewriteNode(const ir::Expr *N,
+                              const std::vector<const ir::Expr *> &Ops);
+  const ir::Expr *extremum(bool IsMax, const ir::Expr *A, const ir::Expr *B);
+  void collect(bool IsMax, const ir::Expr *E,
+               std::vector<const ir::Expr *> &Out);
+  bool visiblyFinite(const ir::Expr *E);
+  const ir::Expr *absorbInfinity(const ir::Expr *N,
+                                 const std::vector<const ir::Expr *> &Ops);
+
+  ir::Context &C;
+  std::unordered_map<const ir::Expr *, const ir::Expr *> Memo;
+  std::unordered_map<const ir::Expr *, Extremum> Extrema; // canonical node
+  std::unordered_map<const ir::Expr *, bool> Finite;
+  unsigned Flattened = 0, Absorbed = 0;
+};
+
+} // namespace stagecheck::stages
+
+#endif
