@@ -2,21 +2,35 @@
 //
 // Parses the PTX that Triton 3.6 (and LLVM's NVPTX backend) writes and
 // lifts one kernel, for one thread with symbolic ids, into ThreadEffects
-// (ptx_lifter/ThreadModel.h). Registers are untyped bits; each instruction
-// follows the PTX ISA: rounding modes, .ftz, .sat, NaN rules of min/max and
-// setp, cvt's rounding and saturation. Approximate instructions (ex2.approx,
-// div.full, rsqrt.approx, ...) are calls of the IR's named functions.
+// (ptx_lifter/ThreadModel.h). Registers are bit vectors of their declared
+// width (.pred is i1); float instructions reinterpret them. Each
+// instruction follows the PTX ISA: rounding modes (none means .rn), .ftz,
+// .sat, NaN rules of min/max and setp, cvt's rounding and saturation.
+// Approximate instructions (ex2.approx, div.full, rsqrt.approx, ...) are
+// calls of the IR's named functions, built by ptx_lifter/Semantics.h as
+// the LLVM IR frontend builds them. Cache qualifiers and policies change
+// no value. A register read before any write is the symbol "uninit.bN"
+// of its width, as an inline-asm output the template leaves unwritten is.
+//
+// Names: ld.param of kernel parameter K is ThreadModel::parameter(K) (the
+// trailing scratch pointers, absent from a bundle's interface, become i8
+// buffers when read); %tid %ctaid %nctaid %ntid %laneid are the model's
+// symbols; the shared variable (Triton's global_smem; one per kernel) is
+// the shared base.
 //
 // Control flow: branches are merged by path condition (a register's value
-// after a join is a select over the incoming paths); a loop is unrolled
-// while its exit condition folds to a constant, up to MaxUnroll iterations,
-// otherwise up to LoopBound iterations with the assumption that it exits by
-// then (ThreadEffects::Assumptions and ::Bounds say so).
+// after a join is a select over the incoming paths, an effect's guard its
+// path condition and predicate); a loop is unrolled while its back edge's
+// condition folds to a constant, up to MaxUnroll iterations, otherwise up
+// to LoopBound iterations with the assumption that it has exited by then
+// (ThreadEffects::Assumptions, and a line "loop at FILE.ptx:LINE: at most
+// N iterations" in ::Bounds).
 //
 // Locations: every effect's Origin is the instruction's spelling
 // ("st.global.b32") and the Python location of the last .loc before it
-// (.file table names the file); tests and mutants also need the PTX line,
-// which PtxLine in the origin's op text does not carry: see lineOf().
+// (the .file table names the file), or the PTX location when there is
+// none. The PTX line of each effect is in PtxLift's line vectors, and of
+// each node in Provenance.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STAGECHECK_PTX_LIFTER_PTXLIFTER_H
@@ -33,10 +47,22 @@
 namespace stagecheck::ptx {
 
 struct PtxLiftOptions {
-  /// The .entry to lift; empty means the only one in the file.
+  /// The .entry to lift; empty means the only one in the file (or the
+  /// interface's kernel when there are several).
   std::string Kernel;
   uint64_t MaxUnroll = 1024;
   unsigned LoopBound = 4;
+  /// For coverage counts: an instruction that is not modelled is listed in
+  /// PtxLift::Unsupported, its destinations get fresh values, and the lift
+  /// goes on (its effects then describe no real kernel).
+  bool ContinueOnUnsupported = false;
+};
+
+/// An instruction the lift did not model (ContinueOnUnsupported).
+struct UnsupportedSite {
+  std::string Instruction;
+  unsigned PtxLine = 0;
+  std::string Reason;
 };
 
 /// Where an expression node was first made: the PTX instruction and its
@@ -54,6 +80,8 @@ struct PtxLift {
   /// Per effect (write, exchange, undefined behaviour, atomic), in order,
   /// the PTX line of the instruction that made it.
   std::vector<unsigned> WriteLines, ExchangeLines, UndefinedLines, AtomicLines;
+  /// With ContinueOnUnsupported: what was not modelled, in order.
+  std::vector<UnsupportedSite> Unsupported;
 };
 
 /// Reads and lifts a PTX file. Malformed PTX throws ir::InputError with
@@ -70,21 +98,32 @@ PtxLift liftPtxText(ir::Context &C, std::string_view Text,
                     const PtxLiftOptions &O = {});
 
 /// Triton's inline asm in LLVM IR: the PTX template is lifted into the
-/// caller's ThreadModel. Constraints is LLVM's constraint string
-/// ("=r,=r,l,b": outputs first, then inputs; r = 32-bit, l = 64-bit,
-/// h = 16-bit, f = f32, d = f64, b = predicate (i1), n = immediate, a digit
-/// = tied to that output); Inputs are the call's arguments in order;
-/// OutputTypes the LLVM types of the outputs (the struct's fields). Returns
-/// one value per output, of its type. $N in the template is operand N
-/// (outputs first). Origin.Loc is the call's location; each effect's Op is
-/// the PTX instruction. Throws ir::UnsupportedError for what the PTX
-/// lifter does not model and ir::InputError for a malformed template.
+/// caller's ThreadModel, through the same instruction semantics and path
+/// merging as a PTX file. Template is the asm string as LLVM's API returns
+/// it (real newlines and tabs); LLVM's IR-text escapes (\0A, \09, \\)
+/// are decoded as well, so a template copied from a .llir file works too.
+/// Constraints is LLVM's constraint string ("=r,=r,l,b": outputs first,
+/// then inputs; r = 32-bit, l = 64-bit, h and c = 16-bit, f = f32, d =
+/// f64, b = predicate (i1), n / i = immediate (a constant input), a digit
+/// = tied to that output; ~{...} clobbers are ignored). Inputs are the
+/// call's arguments in order: integers, floats (their bits), i1, and
+/// pointers (their address; an inttoptr is looked through, and an address
+/// wider than its register is truncated with the truncation pushed through
+/// additions, so a shared address keeps the shared base visible).
+/// OutputTypes are the LLVM types of the outputs (the struct's fields).
+/// Returns one value per output, of its type: the register's bits
+/// reinterpreted (an output the template never writes is the symbol
+/// "uninit.bN", N its register's width, as an unwritten PTX register
+/// is). $N in the template is operand N (outputs first).
+/// Each effect's Origin is {the PTX instruction, From.Loc}; the model's
+/// path condition (ThreadModel::setPathCondition) guards them. Throws
+/// ir::UnsupportedError for what the PTX lifter does not model and
+/// ir::InputError for a malformed template (both at From.Loc).
 std::vector<const ir::Expr *>
 liftInlineAsm(ThreadModel &M, std::string_view Template,
               std::string_view Constraints,
               std::span<const ir::Expr *const> Inputs,
-              const std::vector<ir::Type> &OutputTypes,
-              const ir::Origin &From);
+              const std::vector<ir::Type> &OutputTypes, const ir::Origin &From);
 
 } // namespace stagecheck::ptx
 

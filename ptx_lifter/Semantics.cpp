@@ -55,6 +55,10 @@ const Expr *saturate(Context &C, const Expr *A) {
   return C.select(C.fcmp(FCmpPredicate::Uno, A, A), Zero, Clamped);
 }
 
+const Expr *saturate(Context &C, const Expr *A, bool Ftz) {
+  return saturate(C, flush(C, A, Ftz));
+}
+
 const Expr *approximate(Context &C, std::string_view Name, bool Ftz,
                         std::span<const Expr *const> Args) {
   std::string Function(Name);

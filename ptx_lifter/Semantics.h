@@ -42,6 +42,9 @@ const ir::Expr *minMax(ir::Context &C, bool Max, const ir::Expr *A,
                        const ir::Expr *B, bool PropagateNaN, bool Ftz);
 /// .sat: clamp to [0, 1], NaN -> +0.
 const ir::Expr *saturate(ir::Context &C, const ir::Expr *A);
+/// cvt.ftz.sat (llvm.nvvm.saturate.ftz.f): a subnormal input is flushed
+/// before the clamp.
+const ir::Expr *saturate(ir::Context &C, const ir::Expr *A, bool Ftz);
 /// An approximate instruction: Name is its PTX spelling without type and
 /// .ftz ("ex2.approx", "rsqrt.approx", "div.full", "sqrt.approx"); the
 /// .ftz form is a function of its own.

@@ -227,8 +227,8 @@ const Expr *ThreadModel::elementIndex(const Place &P, unsigned ElementBytes,
       ICmpPredicate::Ne,
       C.binary(Op::And, P.Offset, C.constant(I64, ElementBytes - 1)),
       C.constant(I64, 0));
-  undefined(C.andOf(Guard, Misaligned),
-            "misaligned access to " + P.Buffer, From);
+  addUndefined(C.andOf(Guard, Misaligned),
+               "misaligned access to " + P.Buffer, From);
   return C.binary(Op::AShr, P.Offset, C.constant(I64, log2Of(ElementBytes)));
 }
 
@@ -270,6 +270,7 @@ void checkWidth(unsigned Bits, unsigned ElementBits, const Origin &From) {
 const Expr *ThreadModel::load(AddressSpace Space, const Expr *Address,
                               unsigned Bits, const Expr *Guard,
                               const Origin &From) {
+  Guard = onPath(Guard);
   Place P = resolve(Space, Address, From);
   Type I64 = Type::i(64);
   std::vector<const Expr *> Parts;
@@ -299,6 +300,7 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
                         const Origin &From, const Expr *Defined) {
   if (!Defined)
     Defined = C.trueExpr();
+  Guard = onPath(Guard);
   Place P = resolve(Space, Address, From);
   Type I64 = Type::i(64);
   const Expr *Raw = toBits(Value);
@@ -335,6 +337,7 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
 const Expr *ThreadModel::atomic(AtomicOp Kind, const Expr *Address,
                                 const Expr *Value, const Expr *Compare,
                                 const Expr *Guard, const Origin &From) {
+  Guard = onPath(Guard);
   Place P = resolve(AddressSpace::Global, Address, From);
   Type Element = paramOf(Result.Interface, P.Buffer).Element;
   unsigned Bytes = elementBytes(Element);
@@ -352,8 +355,17 @@ const Expr *ThreadModel::atomic(AtomicOp Kind, const Expr *Address,
   std::vector<const Expr *> Operands = {Index, V};
   if (Cmp)
     Operands.push_back(Cmp);
-  return exchange(std::string("atom.") + spelling(Kind) + "." + P.Buffer,
-                  Guard, Operands, {Element}, From)[0];
+  return addExchange(std::string("atom.") + spelling(Kind) + "." + P.Buffer,
+                     Guard, Operands, {Element}, From)[0];
+}
+
+const Expr *ThreadModel::sharedOffset(const Expr *Address,
+                                      const Origin &From) {
+  return resolve(AddressSpace::Shared, Address, From).Offset;
+}
+
+const Expr *ThreadModel::onPath(const Expr *G) {
+  return Path ? C.andOf(Path, G) : G;
 }
 
 std::vector<const Expr *>
@@ -361,6 +373,15 @@ ThreadModel::exchange(const std::string &Kind, const Expr *Guard,
                       std::vector<const Expr *> Operands,
                       const std::vector<Type> &ResultTypes,
                       const Origin &From) {
+  return addExchange(Kind, onPath(Guard), std::move(Operands), ResultTypes,
+                     From);
+}
+
+std::vector<const Expr *>
+ThreadModel::addExchange(const std::string &Kind, const Expr *Guard,
+                         std::vector<const Expr *> Operands,
+                         const std::vector<Type> &ResultTypes,
+                         const Origin &From) {
   unsigned N = NextExchange++;
   Exchange X{Kind, Guard, std::move(Operands), {}, From};
   for (unsigned R = 0; R < ResultTypes.size(); ++R)
@@ -371,18 +392,45 @@ ThreadModel::exchange(const std::string &Kind, const Expr *Guard,
   return Result.Exchanges.back().Results;
 }
 
+bool ThreadModel::isUniform(const Expr *E) {
+  const Expr *Roots[] = {E};
+  for (const Expr *N : postOrder(Roots)) {
+    if (N->op() != Op::Symbol)
+      continue;
+    switch (N->role()) {
+    case SymbolRole::Param:
+    case SymbolRole::ProgramId:
+    case SymbolRole::NumPrograms:
+    case SymbolRole::BlockDim:
+      continue;
+    default:
+      // Thread ids, exchange results and fresh values differ per thread;
+      // the shared base is one address for the whole CTA.
+      if (N->name() != "smem")
+        return false;
+    }
+  }
+  return true;
+}
+
 void ThreadModel::barrier(const Expr *Guard, const Origin &From) {
-  if (!Guard->isTrue())
+  Guard = onPath(Guard);
+  if (!Guard->isTrue() && !isUniform(Guard))
     throw UnsupportedError(From.Loc,
                            "barrier not reached by every thread (" + From.Op +
                                ")");
-  exchange("barrier", Guard, {}, {}, From);
+  addExchange("barrier", Guard, {}, {}, From);
   ++Result.Phases;
   PhaseWrites.clear();
 }
 
 void ThreadModel::undefined(const Expr *Condition, const std::string &Reason,
                             const Origin &From) {
+  addUndefined(onPath(Condition), Reason, From);
+}
+
+void ThreadModel::addUndefined(const Expr *Condition, const std::string &Reason,
+                               const Origin &From) {
   if (Condition->isFalse())
     return;
   Result.Effects.Undefined.push_back({Condition, Reason, From, {}});

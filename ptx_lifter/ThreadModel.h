@@ -132,6 +132,12 @@ public:
   const ir::Expr *atomic(ir::AtomicOp Kind, const ir::Expr *Address,
                          const ir::Expr *Value, const ir::Expr *Compare,
                          const ir::Expr *Guard, const ir::Origin &From);
+  /// The byte offset (i64) of a shared-memory address from the shared
+  /// base, so that the operands of shared-memory events (ldmatrix,
+  /// stmatrix) name one place alike in either stage. Throws
+  /// ir::UnsupportedError as load does.
+  const ir::Expr *sharedOffset(const ir::Expr *Address,
+                               const ir::Origin &From);
 
   // --- Communication -------------------------------------------------------
   /// Records an exchange and returns its fresh results, one per type.
@@ -140,9 +146,26 @@ public:
            std::vector<const ir::Expr *> Operands,
            const std::vector<ir::Type> &ResultTypes, const ir::Origin &From);
   /// A CTA-wide barrier: records the exchange and starts a new phase of
-  /// shared memory. Throws ir::UnsupportedError when Guard is not true (a
-  /// barrier some threads skip).
+  /// shared memory. Throws ir::UnsupportedError when Guard is not uniform
+  /// (a barrier some threads may skip). A uniform guard depends only on
+  /// parameters, program ids, the grid, the block size, the shared base and
+  /// global memory, so every thread of a CTA passes the barrier or none
+  /// does (a barrier in a loop unrolled to a bound). Code after a barrier
+  /// that is not passed is not reached until the loop is left, so the
+  /// phases such barriers open receive no writes and carry the content
+  /// over unchanged until it is.
   void barrier(const ir::Expr *Guard, const ir::Origin &From);
+  /// Whether E is the same for every thread of a CTA (see barrier()).
+  static bool isUniform(const ir::Expr *E);
+
+  // --- Path condition ------------------------------------------------------
+  /// The condition under which the code being lifted runs (its block's path
+  /// condition). While set, it is conjoined to the guard of every access,
+  /// atomic, exchange and barrier and to every undefined-behaviour
+  /// condition, so that code lifted on a caller's behalf (inline asm in
+  /// LLVM IR) is guarded like the caller's own. Null (the default) is true.
+  void setPathCondition(const ir::Expr *Path) { this->Path = Path; }
+  const ir::Expr *pathCondition() const { return Path; }
 
   // --- Everything else -----------------------------------------------------
   void undefined(const ir::Expr *Condition, const std::string &Reason,
@@ -152,6 +175,9 @@ public:
 
   /// The effects lifted so far; the model is spent afterwards.
   ThreadEffects finish();
+  /// The effects lifted so far, for a frontend that numbers them as they
+  /// come (which instruction made the N-th write).
+  const ThreadEffects &current() const { return Result; }
 
   // --- Bits helpers both frontends use, so that they build alike ------------
   /// Parts[0] in the lowest bits.
@@ -177,10 +203,20 @@ private:
   const ir::Expr *sharedByte(const ir::Expr *Offset);
   void noteBuffer(const std::string &Name, ir::Type Element,
                   ir::AddressSpace Space);
+  /// G conjoined with the path condition.
+  const ir::Expr *onPath(const ir::Expr *G);
+  /// exchange() and undefined() for guards already on the path.
+  std::vector<const ir::Expr *>
+  addExchange(const std::string &Kind, const ir::Expr *Guard,
+              std::vector<const ir::Expr *> Operands,
+              const std::vector<ir::Type> &ResultTypes, const ir::Origin &From);
+  void addUndefined(const ir::Expr *Condition, const std::string &Reason,
+                    const ir::Origin &From);
 
   ir::Context &C;
   ThreadEffects Result;
   unsigned NextExchange = 0;
+  const ir::Expr *Path = nullptr;
   /// This phase's shared writes, for forwarding: (guard, byte offset, byte).
   struct SharedByteWrite {
     const ir::Expr *Guard, *Offset, *Byte;

@@ -3,24 +3,44 @@
 // Reads the .llir Triton 3.6 writes (with the LLVM 22 C++ API) and lifts its
 // kernel, for one thread with symbolic ids, into ThreadEffects
 // (ptx_lifter/ThreadModel.h), the same model the PTX lifter lifts into:
-//  - sregs (llvm.nvvm.read.ptx.sreg.*) are the model's symbols;
-//  - llvm.* and llvm.nvvm.* intrinsics map to IR ops or named functions
-//    (ex2.approx.ftz.f -> the named function the PTX lifter uses for
-//    ex2.approx.ftz.f32), __nvvm_reflect("__CUDA_FTZ") to the module's
-//    nvvm-reflect-ftz flag;
-//  - inline asm is lifted by ptx::liftInlineAsm;
-//  - loads/stores/atomics through the model (address spaces 1 and 3),
-//    shuffles and barriers as its exchanges;
-//  - poison is tracked next to each value (nsw/nuw/exact/disjoint flags,
-//    poison constants, shifts past the width, fptosi out of range), as
-//    Alive2 pairs a value with its non-poison condition; `freeze` of poison
-//    is a fresh value; a store of poison is a write with Defined false; a
-//    branch on poison or an access at a poison address is undefined.
-//  - Control flow is merged by path condition (phi -> select); loops as in
-//    ptx_lifter/PtxLifter.h (unrolled while the exit folds, else to a
-//    stated bound).
-// Fast-math flags are recorded (contract, afn...) for the checker's
-// relaxations, see LlvmLift::Contractible.
+//  - sregs (llvm.nvvm.read.ptx.sreg.*) are the model's symbols; the block
+//    size is the "nvvm.reqntid" attribute (or !nvvm.annotations);
+//  - llvm.* and llvm.nvvm.* intrinsics map to IR ops or named functions,
+//    the nvvm ones through the PTX builders of ptx_lifter/Semantics.h and
+//    Collective.h (llvm.nvvm.ex2.approx.ftz.f is what the PTX lifter makes
+//    of ex2.approx.ftz.f32);
+//  - __nvvm_reflect answers as LLVM 22's NVVMReflect pass does:
+//    "__CUDA_FTZ" is the module flag nvvm-reflect-ftz (0 when absent),
+//    "__CUDA_ARCH" the target (LlvmLiftOptions::Capability, else the
+//    kernel's target-cpu), "__CUDA_PREC_SQRT" 0; anything else is
+//    unsupported;
+//  - inline asm is lifted by ptx::liftInlineAsm into the same model, under
+//    the calling block's path condition; pointers are passed as their
+//    addresses (i64 global, i32 shared), vectors as their lanes' bits;
+//  - values are lanes (a vector <N x T> is N scalars, a struct its
+//    fields); pointers are integer addresses of their address space's
+//    width; getelementptr offsets come from the module's DataLayout;
+//  - loads/stores/atomics go through the model (address spaces 0, 1 and
+//    3), shuffles, barriers, cp.async groups and ldmatrix/stmatrix are its
+//    exchanges;
+//  - poison is tracked next to each value (nsw/nuw/exact/disjoint/samesign/
+//    nneg flags, getelementptr nusw/nuw, nnan/ninf, poison constants, shifts
+//    past the width, fptosi out of range), as Alive2 pairs a value with its
+//    non-poison condition; `freeze` of poison is a fresh value; a store of
+//    poison is a write with Defined false; a branch on poison, an access at
+//    a poison address, division by zero and a failed llvm.assume are
+//    undefined behaviour.
+//  - Control flow is merged by path condition (phi -> select, a join takes
+//    its dominator's condition); a loop is unrolled while its back edge
+//    folds (up to MaxUnroll iterations), else to LoopBound iterations with
+//    the assumption that it has exited by then, stated in Bounds.
+// Fast-math flags are recorded (LlvmLift::FastMath) for the checker's
+// relaxations, and fusable pairs in LlvmLift::Contractible.
+//
+// Lines: LLVM's parser records where each instruction it reads starts
+// (llvm::AsmParserContext); an instruction it replaced while reading (an
+// intrinsic call upgraded to its current name) takes the next line after
+// its predecessor's that starts an instruction.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STAGECHECK_FRONTENDS_LLVM_LLVMLIFTER_H
@@ -40,14 +60,36 @@ struct LlvmLiftOptions {
   std::string Kernel;
   uint64_t MaxUnroll = 1024;
   unsigned LoopBound = 4;
+  /// The target's compute capability (90 for sm_90), which
+  /// __nvvm_reflect("__CUDA_ARCH") answers; 0 takes it from the kernel's
+  /// "target-cpu" attribute.
+  unsigned Capability = 0;
+  /// The kernel was compiled with fp fusion on (Triton's enable_fp_fusion:
+  /// NVPTX fuses any fmul into an fadd/fsub), so every FAdd/FSub of an
+  /// FMul is contractible, not only those the IR marks `contract`.
+  bool FpFusion = false;
 };
 
-/// Where an expression node was first made: the LLVM instruction (as
-/// printed, truncated) and its line in the .llir file.
+/// LLVM's fast-math flags on the instruction that made a float node.
+struct FastMathFlags {
+  bool Reassoc = false, NoNaNs = false, NoInfs = false, NoSignedZeros = false,
+       AllowReciprocal = false, AllowContract = false, ApproxFunc = false;
+  bool any() const {
+    return Reassoc || NoNaNs || NoInfs || NoSignedZeros || AllowReciprocal ||
+           AllowContract || ApproxFunc;
+  }
+};
+
+/// Where an expression node was first made: the LLVM instruction and its
+/// line in the .llir file.
 struct LlvmSite {
-  std::string Instruction; // "fadd", "call @llvm.nvvm.shfl.sync.bfly.i32"
+  /// "fadd", "call @llvm.nvvm.shfl.sync.bfly.i32", or for inline asm the
+  /// PTX instruction its template runs ("asm ld.global.b32").
+  std::string Instruction;
   unsigned LlirLine = 0;
-  ir::SourceLocation Source; // from !dbg
+  /// From !dbg: in inlined code, the innermost position in the kernel's
+  /// own file, else the outermost call site; the DIFile's file name.
+  ir::SourceLocation Source;
 };
 
 struct LlvmLift {
@@ -56,15 +98,22 @@ struct LlvmLift {
   /// Per write / exchange / undefined behaviour / atomic, in order, the
   /// .llir line of the instruction that made it.
   std::vector<unsigned> WriteLines, ExchangeLines, UndefinedLines, AtomicLines;
-  /// FAdd/FSub nodes with an FMul operand whose LLVM instructions carry the
-  /// `contract` flag: a lowering may fuse them into one fma.
+  /// FAdd/FSub nodes with an FMul operand whose LLVM instructions (the add
+  /// and the mul) carry the `contract` flag, from llvm.fmuladd, or any
+  /// such pair under LlvmLiftOptions::FpFusion: a lowering may fuse them
+  /// into one fma.
   std::unordered_set<const ir::Expr *> Contractible;
+  /// The fast-math flags of the instruction that made each float result
+  /// (nnan and ninf are also lifted as poison conditions).
+  std::unordered_map<const ir::Expr *, FastMathFlags> FastMath;
 };
 
 /// Reads and lifts a .llir file. A file that does not parse throws
-/// ir::InputError with file:line:column (LLVM's own diagnostic); an
-/// instruction or intrinsic that is not modelled throws
-/// ir::UnsupportedError("unsupported instruction NAME", file:line).
+/// ir::InputError with file:line:column (LLVM's own diagnostic), one the
+/// verifier rejects or without its kernel an ir::InputError naming the
+/// file; an instruction or intrinsic that is not modelled throws
+/// ir::UnsupportedError("unsupported instruction NAME", file:line), e.g.
+/// "unsupported instruction call @llvm.nvvm.read.ptx.sreg.clock".
 LlvmLift liftLlvmFile(ir::Context &C, const std::string &Path,
                       const ir::KernelInterface &Interface,
                       const LlvmLiftOptions &O = {});
@@ -76,8 +125,9 @@ LlvmLift liftLlvmText(ir::Context &C, std::string_view Text,
 /// The kernel's interface as far as the LLVM IR shows it, for a pair
 /// checked without a bundle: parameter K is a pointer when its LLVM type is
 /// a pointer, with the element type of the getelementptrs that index it
-/// (i8 when none or several); scalars get their LLVM type. The trailing
-/// scratch pointers count as parameters.
+/// (i8 when none or several; i8 getelementptrs, LLVM's folded byte
+/// offsets, do not count against another type); scalars get their LLVM
+/// type. The trailing scratch pointers count as parameters.
 ir::KernelInterface inferInterface(const std::string &Path,
                                    const std::string &Kernel = {});
 

@@ -1,0 +1,253 @@
+// Types, lanes, constants, parameters and globals of the LLVM IR lift.
+#include "frontends/llvm/FunctionLifter.h"
+
+#include "ir/Errors.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::llvmir {
+
+namespace {
+
+std::string printed(const llvm::Type *T) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  T->print(OS);
+  return S;
+}
+
+} // namespace
+
+Type FunctionLifter::scalarType(llvm::Type *T) {
+  if (auto *I = llvm::dyn_cast<llvm::IntegerType>(T)) {
+    if (I->getBitWidth() > 64)
+      unsupported("integer of " + std::to_string(I->getBitWidth()) + " bits");
+    return Type::i(I->getBitWidth());
+  }
+  if (T->isHalfTy())
+    return Type::f16();
+  if (T->isBFloatTy())
+    return Type::bf16();
+  if (T->isFloatTy())
+    return Type::f32();
+  if (T->isDoubleTy())
+    return Type::f64();
+  // Pointers are integer addresses (the ThreadModel resolves them), as wide
+  // as the data layout makes their address space: 32 bits for shared memory.
+  if (T->isPointerTy())
+    return Type::i(
+        Facts.Layout->getPointerSizeInBits(T->getPointerAddressSpace()));
+  unsupported("value of type " + printed(T));
+}
+
+std::vector<Type> FunctionLifter::laneTypes(llvm::Type *T) {
+  if (auto *V = llvm::dyn_cast<llvm::FixedVectorType>(T))
+    return std::vector<Type>(V->getNumElements(),
+                             scalarType(V->getElementType()));
+  if (auto *S = llvm::dyn_cast<llvm::StructType>(T)) {
+    std::vector<Type> Out;
+    for (llvm::Type *Field : S->elements()) {
+      std::vector<Type> Part = laneTypes(Field);
+      Out.insert(Out.end(), Part.begin(), Part.end());
+    }
+    return Out;
+  }
+  if (auto *A = llvm::dyn_cast<llvm::ArrayType>(T)) {
+    std::vector<Type> Element = laneTypes(A->getElementType()), Out;
+    for (uint64_t K = 0; K < A->getNumElements(); ++K)
+      Out.insert(Out.end(), Element.begin(), Element.end());
+    return Out;
+  }
+  return {scalarType(T)};
+}
+
+const Lanes &FunctionLifter::operand(const llvm::Value *V) {
+  auto It = Values.find(V);
+  if (It != Values.end())
+    return It->second;
+  Lanes L;
+  if (auto *G = llvm::dyn_cast<llvm::GlobalVariable>(V))
+    L = globalLanes(*G);
+  else if (auto *K = llvm::dyn_cast<llvm::Constant>(V))
+    L = constantLanes(K);
+  else if (auto *A = llvm::dyn_cast<llvm::Argument>(V))
+    L = argumentLanes(*A);
+  else if (llvm::isa<llvm::Instruction>(V)) {
+    // Defined in a block no path reaches: only unreachable code uses it.
+    for (Type T : laneTypes(V->getType()))
+      L.push_back(poison(T));
+    return Values[V] = L;
+  } else
+    unsupported("operand " + V->getName().str());
+  return Values[V] = std::move(L);
+}
+
+Lane FunctionLifter::scalar(const llvm::Value *V) {
+  const Lanes &L = operand(V);
+  if (L.size() != 1)
+    unsupported("vector operand where a scalar is expected");
+  return L[0];
+}
+
+Lane FunctionLifter::constantScalar(const llvm::Constant *K, Type T) {
+  if (auto *I = llvm::dyn_cast<llvm::ConstantInt>(K))
+    return defined(C.constant(T, I->getValue().getZExtValue()));
+  if (auto *F = llvm::dyn_cast<llvm::ConstantFP>(K))
+    return defined(
+        C.constant(T, F->getValueAPF().bitcastToAPInt().getZExtValue()));
+  if (llvm::isa<llvm::ConstantPointerNull>(K) ||
+      llvm::isa<llvm::ConstantAggregateZero>(K))
+    return defined(C.constant(T, 0));
+  if (llvm::isa<llvm::PoisonValue>(K))
+    return poison(T);
+  // undef is some value of the type, not poison: one symbol per constant.
+  if (llvm::isa<llvm::UndefValue>(K))
+    return defined(C.fresh("undef", T));
+  unsupported("constant of type " + printed(K->getType()));
+}
+
+Lanes FunctionLifter::constantLanes(const llvm::Constant *K) {
+  if (auto *E = llvm::dyn_cast<llvm::ConstantExpr>(K))
+    return liftConstantExpr(*E);
+  if (auto *G = llvm::dyn_cast<llvm::GlobalVariable>(K))
+    return globalLanes(*G);
+  llvm::Type *T = K->getType();
+  if (T->isVectorTy() || T->isStructTy() || T->isArrayTy()) {
+    std::vector<Type> Types = laneTypes(T);
+    Lanes L;
+    if (llvm::isa<llvm::ConstantAggregateZero>(K) ||
+        llvm::isa<llvm::UndefValue>(K)) {
+      for (Type LT : Types)
+        L.push_back(constantScalar(K, LT));
+      return L;
+    }
+    unsigned N =
+        llvm::isa<llvm::ConstantDataSequential>(K)
+            ? llvm::cast<llvm::ConstantDataSequential>(K)->getNumElements()
+            : K->getNumOperands();
+    for (unsigned I = 0; I < N; ++I) {
+      const llvm::Constant *Element = K->getAggregateElement(I);
+      if (!Element)
+        unsupported("constant aggregate of type " + printed(T));
+      Lanes Part = constantLanes(Element);
+      L.insert(L.end(), Part.begin(), Part.end());
+    }
+    return L;
+  }
+  return {constantScalar(K, scalarType(T))};
+}
+
+Lanes FunctionLifter::argumentLanes(const llvm::Argument &A) {
+  unsigned K = A.getArgNo();
+  SourceLocation Where =
+      Current ? llirLocation(*Current) : SourceLocation{Facts.FileName, 0, 0};
+  const KernelInterface &I = M.interface();
+  bool IsPointer = A.getType()->isPointerTy();
+  if (K < I.Params.size() && I.Params[K].IsPointer != IsPointer)
+    throw InputError(Where, "parameter " + std::to_string(K) + " of " +
+                                F.getName().str() + " is " +
+                                (IsPointer ? "a pointer" : "a scalar") +
+                                " in the LLVM IR but not in the interface");
+  Type T = scalarType(A.getType());
+  if (A.getType()->isVectorTy() || A.getType()->isAggregateType())
+    unsupported("parameter of type " + printed(A.getType()));
+  if (IsPointer) {
+    if (A.getType()->getPointerAddressSpace() == 3)
+      unsupported("shared-memory pointer parameter");
+    return {defined(M.parameter(K, T.bits(), Where))};
+  }
+  return {defined(M.fromBits(M.parameter(K, T.bits(), Where), T))};
+}
+
+Lanes FunctionLifter::globalLanes(const llvm::GlobalVariable &G) {
+  // Triton's dynamic shared memory; any other global is not modelled.
+  if (G.getName() == "global_smem" && G.getAddressSpace() == 3)
+    return {defined(M.sharedBase(scalarType(G.getType()).bits()))};
+  unsupported("global @" + G.getName().str());
+}
+
+void FunctionLifter::define(const llvm::Instruction &I, Lanes L) {
+  for (ActiveLoop &A : Active) {
+    if (!A.LiveOut.count(&I))
+      continue;
+    auto It = A.Latest.find(&I);
+    if (It == A.Latest.end()) {
+      A.Latest.emplace(&I, L);
+      continue;
+    }
+    for (unsigned K = 0; K < L.size(); ++K)
+      It->second[K] = selectLane(Path, L[K], It->second[K]);
+  }
+  Values[&I] = std::move(L);
+}
+
+Lane FunctionLifter::selectLane(const Expr *Cond, const Lane &A,
+                                const Lane &B) {
+  return {C.select(Cond, A.V, B.V), C.select(Cond, A.Def, B.Def)};
+}
+
+const Expr *FunctionLifter::allDefined(const Lanes &L) {
+  const Expr *D = C.trueExpr();
+  for (const Lane &X : L)
+    D = C.andOf(D, X.Def);
+  return D;
+}
+
+Lanes FunctionLifter::reinterpret(const Lanes &From,
+                                  const std::vector<Type> &To) {
+  // A queue of pieces of bits, the lowest first; each target lane takes
+  // whole pieces, cutting the last one when it is wider than needed.
+  struct Piece {
+    const Expr *Bits;
+    unsigned Low, Width; // bits [Low, Low + Width) of Bits
+    const Expr *Def;
+  };
+  std::vector<Piece> Queue;
+  unsigned Total = 0;
+  for (const Lane &L : From) {
+    const Expr *Bits = M.toBits(L.V);
+    Queue.push_back({Bits, 0, Bits->type().bits(), L.Def});
+    Total += Bits->type().bits();
+  }
+  unsigned Want = 0;
+  for (Type T : To)
+    Want += T.bits();
+  if (Want != Total)
+    unsupported("reinterpretation of " + std::to_string(Total) + " bits as " +
+                std::to_string(Want));
+  auto Cut = [&](const Piece &P) {
+    const Expr *E = P.Bits;
+    if (P.Low)
+      E = C.binary(Op::LShr, E, C.constant(E->type(), P.Low));
+    return P.Width == E->type().bits() ? E
+                                       : C.cast(Op::Trunc, E, Type::i(P.Width));
+  };
+  Lanes Out;
+  size_t Next = 0;
+  for (Type T : To) {
+    std::vector<const Expr *> Parts;
+    const Expr *Def = C.trueExpr();
+    unsigned Need = T.bits();
+    while (Need) {
+      Piece &P = Queue[Next];
+      unsigned Take = std::min(Need, P.Width);
+      Parts.push_back(Cut({P.Bits, P.Low, Take, P.Def}));
+      Def = C.andOf(Def, P.Def);
+      Need -= Take;
+      P.Low += Take;
+      P.Width -= Take;
+      if (!P.Width)
+        ++Next;
+    }
+    Out.push_back({M.fromBits(M.concat(Parts), T), Def});
+  }
+  return Out;
+}
+
+} // namespace stagecheck::llvmir
