@@ -1,0 +1,1 @@
+// The LLVM IR <-> PTX checker.

@@ -1,0 +1,1 @@
+// The TTGIR <-> LLVM IR checker.
