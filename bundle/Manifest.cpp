@@ -522,4 +522,33 @@ Manifest loadBundle(const std::string &Dir) {
   return Reader(Dir, Path, S.str()).read();
 }
 
+KernelMetadata readKernelMetadata(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    throw ir::InputError({Path, 0, 0}, "cannot read kernel metadata");
+  std::ostringstream S;
+  S << In.rdbuf();
+  llvm::Expected<Value> Parsed = llvm::json::parse(S.str());
+  if (!Parsed) {
+    std::string Message = llvm::toString(Parsed.takeError());
+    throw ir::InputError({Path, 0, 0}, "malformed kernel metadata: " + Message);
+  }
+  const Object *Root = Parsed->getAsObject();
+  if (!Root)
+    throw ir::InputError({Path, 0, 0}, "kernel metadata is not a JSON object");
+  KernelMetadata K;
+  if (auto N = Root->getString("name"))
+    K.Name = N->str();
+  if (auto B = Root->getBoolean("enable_fp_fusion"))
+    K.FpFusion = *B;
+  if (auto B = Root->getBoolean("enable_reflect_ftz"))
+    K.ReflectFtz = *B;
+  if (auto N = Root->getInteger("num_warps"))
+    K.NumWarps = int(*N);
+  if (const Object *T = Root->getObject("target"))
+    if (auto A = T->getInteger("arch"))
+      K.Capability = int(*A);
+  return K;
+}
+
 } // namespace stagecheck::bundle

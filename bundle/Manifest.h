@@ -119,6 +119,21 @@ struct Manifest {
 /// Reads and validates BUNDLE/manifest.json. Throws ir::InputError.
 Manifest loadBundle(const std::string &Dir);
 
+/// What Triton's metadata (<kernel>.json) says about how a kernel was
+/// compiled, as far as a checker's contract depends on it.
+struct KernelMetadata {
+  std::string Name;
+  /// enable_fp_fusion: the backend may fuse an fmul into an fadd/fsub.
+  bool FpFusion = true;
+  /// enable_reflect_ftz: libdevice's __nvvm_reflect("__CUDA_FTZ") is 1.
+  bool ReflectFtz = true;
+  int NumWarps = 4;
+  int Capability = 0; // target.arch (90)
+};
+/// Reads a metadata file; throws ir::InputError naming the file for a
+/// missing or malformed one. Absent fields keep Triton's defaults.
+KernelMetadata readKernelMetadata(const std::string &Path);
+
 /// Parses a Triton signature type ("*fp32", "fp16", "i32") into the IR
 /// type of the value (the pointee for pointers); false if unknown.
 bool tritonType(const std::string &Type, ir::Type &Out);

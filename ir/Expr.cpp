@@ -5,6 +5,7 @@
 #include "ir/Interpreter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <optional>
 #include <unordered_map>
@@ -517,6 +518,14 @@ static const Expr *foldIdentity(Context &C, Op O,
   if (O == Op::Select) {
     if (Ops[0]->isConst())
       return Ops[0]->isTrue() ? Ops[1] : Ops[2];
+    // Nested selects that pick the same value merge their conditions, so
+    // one choice spelled as `or`-ed predicates and as a chain is one node.
+    if (Ops[2]->op() == Op::Select && Ops[2]->operand(1) == Ops[1])
+      return C.select(C.orOf(Ops[0], Ops[2]->operand(0)), Ops[1],
+                      Ops[2]->operand(2));
+    if (Ops[1]->op() == Op::Select && Ops[1]->operand(2) == Ops[2])
+      return C.select(C.andOf(Ops[0], Ops[1]->operand(0)),
+                      Ops[1]->operand(1), Ops[2]);
     if (Ops[1] == Ops[2])
       return Ops[1];
     if (T.isBool() && Ops[1]->isTrue() && Ops[2]->isFalse())
@@ -542,6 +551,26 @@ static const Expr *foldIdentity(Context &C, Op O,
       if (const Expr *Piece = extractBits(C, Source, Low, T.bits()))
         if (Piece->type() == T)
           return Piece;
+  }
+  // Reinterpreting a choice is the choice of the reinterpretations: a
+  // select made on a float's bits (PTX selp.b32) is the float select.
+  if (O == Op::Bitcast && T.isFloat() && Ops[0]->op() == Op::Select)
+    return C.select(Ops[0]->operand(0),
+                    C.cast(Op::Bitcast, Ops[0]->operand(1), T),
+                    C.cast(Op::Bitcast, Ops[0]->operand(2), T));
+  // Whether x is NaN does not depend on which non-NaN value it is compared
+  // with: uno(x, 0.0) is uno(x, x).
+  if (O == Op::FCmp && Ops[0] != Ops[1] &&
+      (FCmpPredicate(Attr) == FCmpPredicate::Uno ||
+       FCmpPredicate(Attr) == FCmpPredicate::Ord)) {
+    auto NotNaN = [](const Expr *E) {
+      return E->isConst() &&
+             !std::isnan(Value::ofBits(E->type(), E->constBits()).asDouble());
+    };
+    if (NotNaN(Ops[1]))
+      return C.fcmp(FCmpPredicate(Attr), Ops[0], Ops[0]);
+    if (NotNaN(Ops[0]))
+      return C.fcmp(FCmpPredicate(Attr), Ops[1], Ops[1]);
   }
   // float -> int -> float gives the float back: all NaNs are one datum, so
   // the canonical pattern the inner bitcast yields reads back as the same

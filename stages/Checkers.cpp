@@ -1,6 +1,7 @@
 // The checkers this build has, registered for audit().
 #include "stages/FxToTtir.h"
 #include "stages/Pipeline.h"
+#include "stages/llir_to_ptx.h"
 #include "stages/ttir_to_ttgir.h"
 
 #include "frontends/ttir/Lifter.h"
@@ -162,6 +163,20 @@ ir::Effects liftTtirForLaunch(ir::Context &C, const bundle::Launch &L,
   return All;
 }
 
+PairResult llirToPtx(ir::Context &C, const bundle::Manifest &M,
+                     const bundle::Launch *L, const CheckOptions &O) {
+  std::string Source = L->file("llir"), Target = L->file("ptx");
+  if (Source.empty() || Target.empty())
+    throw ir::InputError({}, "kernel " + L->Kernel +
+                                 " lists no LLVM IR or no PTX file");
+  LlirToPtxOptions P;
+  P.Check = O;
+  std::string Meta = L->file("metadata");
+  if (!Meta.empty())
+    P.FpFusion = bundle::readKernelMetadata(Meta).FpFusion;
+  return checkLlirToPtx(C, Source, Target, L->interface(M.Tensors), P);
+}
+
 } // namespace
 
 void registerBuiltinCheckers() {
@@ -171,6 +186,7 @@ void registerBuiltinCheckers() {
   Done = true;
   registerFxToTtirChecker(liftTtirForLaunch);
   registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-1");
+  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-1");
 }
 
 } // namespace stagecheck::stages

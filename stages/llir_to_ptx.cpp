@@ -1,1 +1,632 @@
-// The LLVM IR <-> PTX checker.
+//===- llir_to_ptx.cpp - The LLVM IR <-> PTX checker ----------------------===//
+#include "stages/llir_to_ptx.h"
+
+#include "frontends/llvm/LlvmLifter.h"
+#include "ir/Errors.h"
+#include "ptx_lifter/PtxLifter.h"
+#include "smt/Solver.h"
+#include "stages/Sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+using namespace stagecheck::ir;
+using stagecheck::llvmir::LlvmLift;
+using stagecheck::ptx::Exchange;
+using stagecheck::ptx::PtxLift;
+using stagecheck::ptx::ThreadEffects;
+
+namespace stagecheck::stages {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point Start) {
+  return std::chrono::duration<double>(Clock::now() - Start).count();
+}
+
+std::string readText(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    throw InputError({Path, 0, 0}, "cannot read the stage file");
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// Every expression an effect list holds, for walking what a side computes.
+std::vector<const Expr *> rootsOf(const ThreadEffects &T) {
+  std::vector<const Expr *> Roots;
+  for (const Write &W : T.Effects.Writes)
+    Roots.insert(Roots.end(), {W.Guard, W.Index, W.Value, W.Defined});
+  for (const Atomic &A : T.Effects.Atomics) {
+    Roots.insert(Roots.end(), {A.Guard, A.Index, A.Value});
+    if (A.Compare)
+      Roots.push_back(A.Compare);
+  }
+  for (const UndefinedBehavior &U : T.Effects.Undefined)
+    Roots.push_back(U.Condition);
+  for (const Exchange &X : T.Exchanges) {
+    Roots.push_back(X.Guard);
+    Roots.insert(Roots.end(), X.Operands.begin(), X.Operands.end());
+  }
+  return Roots;
+}
+
+/// Applies F to every expression of T (F is memoized by the caller).
+void rewriteAll(ThreadEffects &T,
+                const std::function<const Expr *(const Expr *)> &F) {
+  for (Write &W : T.Effects.Writes) {
+    W.Guard = F(W.Guard);
+    W.Index = F(W.Index);
+    W.Value = F(W.Value);
+    W.Defined = F(W.Defined);
+  }
+  for (Atomic &A : T.Effects.Atomics) {
+    A.Guard = F(A.Guard);
+    A.Index = F(A.Index);
+    A.Value = F(A.Value);
+    if (A.Compare)
+      A.Compare = F(A.Compare);
+  }
+  for (UndefinedBehavior &U : T.Effects.Undefined)
+    U.Condition = F(U.Condition);
+  for (Exchange &X : T.Exchanges) {
+    X.Guard = F(X.Guard);
+    for (const Expr *&O : X.Operands)
+      O = F(O);
+  }
+  for (const Expr *&A : T.Assumptions)
+    A = F(A);
+}
+
+const Expr *rebuild(Context &C, const Expr *E,
+                    const std::vector<const Expr *> &Ops) {
+  switch (E->op()) {
+  case Op::Const:
+  case Op::Symbol:
+    return E;
+  case Op::Read:
+    return C.read(E->name(), E->type(), Ops[0]);
+  case Op::Call:
+    return C.call(E->name(), E->type(), Ops);
+  default:
+    return C.make(E->op(), Ops, E->rawAttribute(), E->type());
+  }
+}
+
+/// The fma contraction relaxation: an LLVM IR fadd/fsub of an fmul that a
+/// lowering may fuse becomes the fma the PTX computes, where the PTX
+/// computes exactly that fma. Every such choice is a behaviour the LLVM IR
+/// allows, so the rewritten source is still what the LLVM IR means.
+class Contraction {
+public:
+  Contraction(Context &C, const std::unordered_set<const Expr *> &Allowed,
+              const std::unordered_set<const Expr *> &InTarget)
+      : C(C), Allowed(Allowed), InTarget(InTarget) {}
+
+  const Expr *operator()(const Expr *Root) {
+    const Expr *Roots[] = {Root};
+    for (const Expr *N : postOrder(Roots)) {
+      if (Memo.count(N))
+        continue;
+      std::vector<const Expr *> Ops;
+      bool Same = true;
+      for (const Expr *O : N->operands()) {
+        Ops.push_back(Memo.at(O));
+        Same &= Ops.back() == O;
+      }
+      const Expr *Fused = Allowed.count(N) ? fuse(N) : nullptr;
+      Memo[N] = Fused ? Fused : Same ? N : rebuild(C, N, Ops);
+    }
+    return Memo.at(Root);
+  }
+
+  unsigned sites() const { return Sites; }
+
+private:
+  static bool isProduct(const Expr *E) {
+    return E->op() == Op::FMul && E->rounding() == RoundingMode::NearestEven;
+  }
+
+  const Expr *tryFma(const Expr *A, const Expr *B, const Expr *Addend) {
+    const Expr *F = C.fma(A, B, Addend);
+    if (!InTarget.count(F))
+      return nullptr;
+    ++Sites;
+    return F;
+  }
+
+  const Expr *fuse(const Expr *N) {
+    if (N->rounding() != RoundingMode::NearestEven)
+      return nullptr;
+    const Expr *L = N->operand(0), *R = N->operand(1);
+    auto M = [&](const Expr *E) { return Memo.at(E); };
+    if (N->op() == Op::FAdd) {
+      for (auto [P, Q] : {std::pair{L, R}, std::pair{R, L}})
+        if (isProduct(P))
+          if (const Expr *F = tryFma(M(P->operand(0)), M(P->operand(1)), M(Q)))
+            return F;
+      return nullptr;
+    }
+    if (N->op() != Op::FSub)
+      return nullptr;
+    if (isProduct(L)) // a*b - c = fma(a, b, -c)
+      if (const Expr *F = tryFma(M(L->operand(0)), M(L->operand(1)),
+                                 C.unary(Op::FNeg, M(R))))
+        return F;
+    if (isProduct(R)) { // c - a*b = fma(-a, b, c) = fma(a, -b, c)
+      const Expr *A = M(R->operand(0)), *B = M(R->operand(1));
+      if (const Expr *F = tryFma(C.unary(Op::FNeg, A), B, M(L)))
+        return F;
+      if (const Expr *F = tryFma(A, C.unary(Op::FNeg, B), M(L)))
+        return F;
+    }
+    return nullptr;
+  }
+
+  Context &C;
+  const std::unordered_set<const Expr *> &Allowed;
+  const std::unordered_set<const Expr *> &InTarget;
+  std::unordered_map<const Expr *, const Expr *> Memo;
+  unsigned Sites = 0;
+};
+
+/// i1: the two values are different data (all NaNs are one datum).
+const Expr *differs(Context &C, const Expr *A, const Expr *B) {
+  if (A == B)
+    return C.falseExpr();
+  Type T = A->type();
+  if (!T.isFloat())
+    return C.icmp(ICmpPredicate::Ne, A, B);
+  Type Bits = Type::i(T.bits());
+  return C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, A, Bits),
+                C.cast(Op::Bitcast, B, Bits));
+}
+
+/// Symbols a model leaves free read as zero, so every expression evaluates.
+Env completed(Env E, const std::vector<const Expr *> &Roots) {
+  for (const Expr *N : postOrder(Roots))
+    if (N->op() == Op::Symbol && !E.symbol(N->name()))
+      E.setSymbol(N->name(), Value::ofBits(N->type(), 0));
+  return E;
+}
+
+std::string lineNote(const char *Stage, const std::string &File,
+                     unsigned Line, const std::string &Instruction,
+                     const SourceLocation &Source) {
+  std::string S = Stage;
+  S += " " + File + ":" + std::to_string(Line);
+  if (!Instruction.empty())
+    S += "  " + Instruction;
+  if (Source.known())
+    S += "   (" + Source.str() + ")";
+  return S;
+}
+
+class Checker {
+public:
+  Checker(Context &C, const StageText &Llir, const StageText &Ptx,
+          const KernelInterface &KI, const LlirToPtxOptions &O)
+      : C(C), LlirFile(Llir), PtxFile(Ptx), Interface(KI), Options(O) {}
+
+  PairResult run() {
+    auto Start = Clock::now();
+    R.Arithmetic = smt::Mode::IEEE;
+    try {
+      lift();
+      if (sameBlockSize()) {
+        relax();
+        receivedFloatsAreCanonical();
+        mergeAlike();
+        if (sameCommunication())
+          refine();
+      }
+    } catch (const UnsupportedError &E) {
+      R.Kind = Verdict::Unknown;
+      R.Reason = E.what();
+    } catch (const IRError &E) {
+      R.Kind = Verdict::Unknown;
+      R.Reason = E.what();
+    }
+    R.Seconds = since(Start);
+    return R;
+  }
+
+private:
+  void lift() {
+    llvmir::LlvmLiftOptions LO;
+    LO.LoopBound = Options.Check.LoopBound;
+    LO.FpFusion = Options.FpFusion;
+    Source = llvmir::liftLlvmText(C, LlirFile.Text, LlirFile.Name, Interface,
+                                  LO);
+    ptx::PtxLiftOptions PO;
+    PO.LoopBound = Options.Check.LoopBound;
+    PO.Kernel = Interface.Kernel;
+    Target = ptx::liftPtxText(C, PtxFile.Text, PtxFile.Name, Interface, PO);
+    std::vector<std::string> Bounds = Source.Thread.Bounds;
+    for (const std::string &B : Target.Thread.Bounds)
+      if (std::find(Bounds.begin(), Bounds.end(), B) == Bounds.end())
+        Bounds.push_back(B);
+    if (!Bounds.empty()) {
+      R.Bound.clear();
+      for (const std::string &B : Bounds)
+        R.Bound += (R.Bound.empty() ? "" : "; ") + B;
+    }
+    Assumptions = Options.Check.Assumptions;
+    for (const ThreadEffects *T : {&Source.Thread, &Target.Thread})
+      for (const Expr *A : T->Assumptions)
+        if (std::find(Assumptions.begin(), Assumptions.end(), A) ==
+            Assumptions.end())
+          Assumptions.push_back(A);
+  }
+
+  void fail(Counterexample X) {
+    R.Kind = Verdict::Counterexample;
+    R.Cex = std::move(X);
+  }
+
+  bool sameBlockSize() {
+    const unsigned *S = Source.Thread.BlockDim, *T = Target.Thread.BlockDim;
+    if (std::equal(S, S + 3, T)) {
+      R.Queries.push_back({"block size", smt::Outcome::Proved, "", 0, ""});
+      return true;
+    }
+    auto Dims = [](const unsigned *D) {
+      return std::to_string(D[0]) + "x" + std::to_string(D[1]) + "x" +
+             std::to_string(D[2]);
+    };
+    R.Queries.push_back({"block size", smt::Outcome::Counterexample, "", 0, ""});
+    Counterexample X;
+    X.Query = "block size";
+    X.Explanation = "the LLVM IR requires " + Dims(S) +
+                    " threads per CTA, the PTX " + Dims(T);
+    fail(std::move(X));
+    return false;
+  }
+
+  /// Fuses the LLVM IR's fadd/fsub of an fmul where the PTX computed the
+  /// fma and the contract allows it.
+  void relax() {
+    if (Source.Contractible.empty())
+      return;
+    std::unordered_set<const Expr *> InTarget;
+    std::vector<const Expr *> Roots = rootsOf(Target.Thread);
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::Fma)
+        InTarget.insert(N);
+    if (InTarget.empty())
+      return;
+    Contraction Fuse(C, Source.Contractible, InTarget);
+    rewriteAll(Source.Thread, [&](const Expr *E) { return Fuse(E); });
+    if (Fuse.sites())
+      R.Relaxations.push_back("fma contraction (" +
+                              std::to_string(Fuse.sites()) + ")");
+  }
+
+  /// Replaces the PTX's integer nodes (addresses, guards, lane arithmetic)
+  /// by the LLVM IR's nodes they are proved equal to, so that the values
+  /// computed from them become the same nodes (stages/Sweep.h).
+  void mergeAlike() {
+    auto Start = Clock::now();
+    SweepOptions SO;
+    std::copy(Source.Thread.BlockDim, Source.Thread.BlockDim + 3,
+              SO.BlockDim);
+    SweepResult S = sweep(C, rootsOf(Source.Thread), rootsOf(Target.Thread),
+                          Assumptions, Options.Check.Solver, SO);
+    if (S.Merged.empty())
+      return;
+    std::vector<const Expr *> Kept = Target.Thread.Assumptions;
+    rewriteAll(Target.Thread, S.Rewrite);
+    Target.Thread.Assumptions = Kept;
+    std::unordered_map<const Expr *, ptx::PtxSite> Moved;
+    for (const auto &[N, Site] : Target.Provenance)
+      Moved.emplace(S.Rewrite(N), Site);
+    Target.Provenance = std::move(Moved);
+    R.Queries.push_back({"alike nodes", smt::Outcome::Proved,
+                         std::to_string(S.Proved) +
+                             " PTX integer values proved equal to LLVM IR "
+                             "values",
+                         since(Start), ""});
+  }
+
+  /// A shuffle hands on what a thread contributed. Where the LLVM IR
+  /// contributes a float's bits, which are canonical when NaN (all NaNs are
+  /// one datum), what it receives is canonical too; the PTX, which moves
+  /// bits without looking at them, may not show that on its face. Stating
+  /// it keeps a NaN's payload from separating the two.
+  void receivedFloatsAreCanonical() {
+    for (const Exchange &X : Source.Thread.Exchanges) {
+      if (X.Kind.rfind("shfl.", 0) != 0 || X.Operands.empty() ||
+          X.Results.empty())
+        continue;
+      const Expr *Sent = X.Operands[0], *Got = X.Results[0];
+      if (Sent->op() != Op::Bitcast || !Sent->operand(0)->type().isFloat() ||
+          Got->type() != Sent->type())
+        continue;
+      Type F = Sent->operand(0)->type();
+      Assumptions.push_back(
+          C.eq(Got, C.cast(Op::Bitcast, C.cast(Op::Bitcast, Got, F),
+                           Got->type())));
+    }
+  }
+
+  /// Query 2: the same exchanges, in order.
+  bool sameCommunication() {
+    auto Start = Clock::now();
+    const auto &S = Source.Thread.Exchanges, &T = Target.Thread.Exchanges;
+    size_t Common = std::min(S.size(), T.size());
+    size_t Structural = Common;
+    for (size_t I = 0; I < Common && Structural == Common; ++I)
+      if (S[I].Kind != T[I].Kind || S[I].Operands.size() != T[I].Operands.size())
+        Structural = I;
+    if (Structural < Common || S.size() != T.size())
+      return structuralMismatch(Structural, Start);
+
+    const Expr *Violation = C.falseExpr();
+    for (size_t I = 0; I < Common; ++I)
+      Violation = C.orOf(Violation, exchangeDiffers(S[I], T[I]));
+    if (Violation->isFalse()) {
+      R.Queries.push_back({"communication", smt::Outcome::Proved,
+                           std::to_string(Common) + " exchanges",
+                           since(Start), ""});
+      return true;
+    }
+    const Expr *Defined = C.notOf(Source.Thread.Effects.undefinedCondition(C));
+    smt::Query Q{"communication", C.andOf(Defined, Violation), Assumptions,
+                 smt::Mode::IEEE};
+    smt::QueryResult QR = smt::solve(Q, Options.Check.Solver);
+    R.Queries.push_back({"communication", QR.Kind,
+                         QR.Kind == smt::Outcome::Proved
+                             ? std::to_string(Common) + " exchanges"
+                             : QR.Reason,
+                         QR.Seconds, QR.DumpedTo});
+    if (QR.Kind == smt::Outcome::Proved)
+      return true;
+    if (QR.Kind == smt::Outcome::Unknown) {
+      R.Kind = Verdict::Unknown;
+      R.Reason = "communication: " + QR.Reason;
+      return false;
+    }
+    return replayExchange(QR.Model);
+  }
+
+  const Expr *exchangeDiffers(const Exchange &A, const Exchange &B) {
+    const Expr *Operands = C.falseExpr();
+    for (size_t J = 0; J < A.Operands.size(); ++J)
+      Operands = C.orOf(Operands, differs(C, A.Operands[J], B.Operands[J]));
+    return C.orOf(C.xorOf(A.Guard, B.Guard), C.andOf(A.Guard, Operands));
+  }
+
+  void exchangeNotes(size_t I, Counterexample &X) {
+    const auto &S = Source.Thread.Exchanges, &T = Target.Thread.Exchanges;
+    if (I < T.size()) {
+      unsigned Line = I < Target.ExchangeLines.size() ? Target.ExchangeLines[I]
+                                                      : 0;
+      X.Notes.push_back(lineNote("PTX", PtxFile.Name, Line, T[I].Kind,
+                                 T[I].From.Loc));
+      X.TargetOrigin = T[I].From;
+    }
+    if (I < S.size()) {
+      unsigned Line = I < Source.ExchangeLines.size() ? Source.ExchangeLines[I]
+                                                      : 0;
+      X.Notes.push_back(lineNote("LLVM IR", LlirFile.Name, Line, S[I].Kind,
+                                 S[I].From.Loc));
+      X.SourceOrigin = S[I].From;
+    }
+  }
+
+  /// The sides' exchange sequences differ in kind or length at Position:
+  /// a counterexample needs an input that reaches the first differing event.
+  bool structuralMismatch(size_t Position, Clock::time_point Start) {
+    const auto &S = Source.Thread.Exchanges, &T = Target.Thread.Exchanges;
+    const Expr *Reached = C.falseExpr();
+    if (Position < S.size())
+      Reached = C.orOf(Reached, S[Position].Guard);
+    if (Position < T.size())
+      Reached = C.orOf(Reached, T[Position].Guard);
+    const Expr *Defined = C.notOf(Source.Thread.Effects.undefinedCondition(C));
+    smt::Query Q{"communication", C.andOf(Defined, Reached), Assumptions,
+                 smt::Mode::IEEE};
+    smt::QueryResult QR = smt::solve(Q, Options.Check.Solver);
+    R.Queries.push_back({"communication", QR.Kind, QR.Reason,
+                         since(Start), QR.DumpedTo});
+    if (QR.Kind != smt::Outcome::Counterexample) {
+      R.Kind = Verdict::Unknown;
+      R.Reason = QR.Kind == smt::Outcome::Proved
+                     ? "communication: the exchange sequences differ only in "
+                       "events no input reaches"
+                     : "communication: " + QR.Reason;
+      return false;
+    }
+    auto Describe = [](const std::vector<Exchange> &E, size_t I) {
+      return I < E.size() ? E[I].Kind : std::string("nothing");
+    };
+    Counterexample X;
+    X.Query = "communication";
+    X.Inputs = QR.Model;
+    X.Explanation = "exchange " + std::to_string(Position) +
+                    " of the thread differs: the LLVM IR has " +
+                    Describe(S, Position) + ", the PTX " +
+                    Describe(T, Position);
+    exchangeNotes(Position, X);
+    fail(std::move(X));
+    return false;
+  }
+
+  /// Confirms a model of the communication query on the interpreter and
+  /// reports the first exchange that differs.
+  bool replayExchange(const Env &Model) {
+    const auto &S = Source.Thread.Exchanges, &T = Target.Thread.Exchanges;
+    std::vector<const Expr *> Roots = rootsOf(Source.Thread);
+    std::vector<const Expr *> More = rootsOf(Target.Thread);
+    Roots.insert(Roots.end(), More.begin(), More.end());
+    Env In = completed(Model, Roots);
+    try {
+      Interpreter I(In);
+      for (size_t K = 0; K < S.size(); ++K) {
+        bool GS = I.eval(S[K].Guard).isTrue(), GT = I.eval(T[K].Guard).isTrue();
+        std::string Why;
+        if (GS != GT)
+          Why = std::string("the ") + (GS ? "LLVM IR" : "PTX") +
+                " takes part and the " + (GS ? "PTX" : "LLVM IR") +
+                " does not";
+        else if (GS)
+          for (size_t J = 0; J < S[K].Operands.size() && Why.empty(); ++J) {
+            Value A = I.eval(S[K].Operands[J]), B = I.eval(T[K].Operands[J]);
+            if (A.Ty != B.Ty || A.Bits != B.Bits)
+              Why = "operand " + std::to_string(J) + " is " + A.str() +
+                    " in the LLVM IR and " + B.str() + " in the PTX";
+          }
+        if (Why.empty())
+          continue;
+        Counterexample X;
+        X.Query = "communication";
+        X.Inputs = Model;
+        X.Explanation = "exchange " + std::to_string(K) + " (" + S[K].Kind +
+                        ") differs: " + Why;
+        exchangeNotes(K, X);
+        fail(std::move(X));
+        return false;
+      }
+    } catch (const EvalError &E) {
+      R.Kind = Verdict::Unknown;
+      R.Reason = std::string("communication: the counterexample does not "
+                             "replay (") +
+                 E.what() + ")";
+      return false;
+    }
+    R.Kind = Verdict::Unknown;
+    R.Reason = "communication: the solver's counterexample does not replay "
+               "on the interpreter";
+    return false;
+  }
+
+  /// Query 3: the effects.
+  void refine() {
+    CheckOptions O = Options.Check;
+    O.Assumptions = Assumptions;
+    O.Arithmetic = smt::Mode::IEEE;
+    PairResult E =
+        checkRefinement(C, Source.Thread.Effects, Target.Thread.Effects, O);
+    R.Kind = E.Kind;
+    R.Reason = E.Reason;
+    R.Queries.insert(R.Queries.end(), E.Queries.begin(), E.Queries.end());
+    R.Cex = E.Cex;
+    if (R.Cex)
+      nameDeparture(*R.Cex);
+  }
+
+  /// Adds the PTX line where the PTX parts from the LLVM IR: among the PTX
+  /// nodes the failing buffer's writes depend on that the LLVM IR never
+  /// builds, the first (by PTX line) whose value under the counterexample
+  /// no LLVM IR node of the same type has; else the PTX store.
+  void nameDeparture(Counterexample &X) {
+    std::vector<const Expr *> TargetRoots, SourceRoots;
+    auto Collect = [&](const ThreadEffects &T, std::vector<const Expr *> &Out) {
+      for (const Write &W : T.Effects.Writes)
+        if (X.Buffer.empty() || W.Buffer == X.Buffer)
+          Out.insert(Out.end(), {W.Guard, W.Index, W.Value, W.Defined});
+      for (const UndefinedBehavior &U : T.Effects.Undefined)
+        if (X.Buffer.empty())
+          Out.push_back(U.Condition);
+      for (const Atomic &A : T.Effects.Atomics)
+        if (X.Buffer.empty() || A.Buffer == X.Buffer)
+          Out.insert(Out.end(), {A.Guard, A.Index, A.Value});
+    };
+    Collect(Target.Thread, TargetRoots);
+    Collect(Source.Thread, SourceRoots);
+    std::vector<const Expr *> SourceNodes = postOrder(SourceRoots);
+    std::unordered_set<const Expr *> InSource(SourceNodes.begin(),
+                                              SourceNodes.end());
+    std::vector<const Expr *> All = SourceRoots;
+    All.insert(All.end(), TargetRoots.begin(), TargetRoots.end());
+    Env In = completed(X.Inputs, All);
+    Interpreter I(In);
+    std::set<std::pair<uint32_t, uint64_t>> SourceValues;
+    auto Key = [](const Value &V) {
+      return std::make_pair(V.Ty.hashValue(), V.Bits);
+    };
+    try {
+      for (const Expr *N : SourceNodes)
+        SourceValues.insert(Key(I.eval(N)));
+    } catch (const EvalError &) {
+      SourceValues.clear();
+    }
+    const ptx::PtxSite *Best = nullptr, *Fallback = nullptr;
+    for (const Expr *N : postOrder(TargetRoots)) {
+      if (InSource.count(N) || N->isConst())
+        continue;
+      auto P = Target.Provenance.find(N);
+      if (P == Target.Provenance.end())
+        continue;
+      bool Departs = true;
+      try {
+        Departs = !SourceValues.count(Key(I.eval(N)));
+      } catch (const EvalError &) {
+      }
+      const ptx::PtxSite *Site = &P->second;
+      auto Earlier = [&](const ptx::PtxSite *Old) {
+        return !Old || Site->PtxLine < Old->PtxLine;
+      };
+      if (Departs && Earlier(Best))
+        Best = Site;
+      if (Earlier(Fallback))
+        Fallback = Site;
+    }
+    if (Best) {
+      X.Notes.push_back("the PTX departs at " +
+                        lineNote("PTX", PtxFile.Name, Best->PtxLine,
+                                 Best->Instruction, Best->Source));
+      return;
+    }
+    // No PTX value is new: the store itself (its guard, place or order).
+    const auto &W = Target.Thread.Effects.Writes;
+    for (size_t K = 0; K < W.size(); ++K)
+      if (W[K].Buffer == X.Buffer && W[K].From.Op == X.TargetOrigin.Op &&
+          W[K].From.Loc.str() == X.TargetOrigin.Loc.str() &&
+          K < Target.WriteLines.size()) {
+        X.Notes.push_back("the PTX departs at " +
+                          lineNote("PTX", PtxFile.Name, Target.WriteLines[K],
+                                   W[K].From.Op, W[K].From.Loc));
+        return;
+      }
+    if (Fallback)
+      X.Notes.push_back("the PTX departs near " +
+                        lineNote("PTX", PtxFile.Name, Fallback->PtxLine,
+                                 Fallback->Instruction, Fallback->Source));
+  }
+
+  Context &C;
+  const StageText &LlirFile, &PtxFile;
+  const KernelInterface &Interface;
+  const LlirToPtxOptions &Options;
+  LlvmLift Source;
+  PtxLift Target;
+  std::vector<const Expr *> Assumptions;
+  PairResult R;
+};
+
+} // namespace
+
+PairResult checkLlirToPtx(Context &C, const StageText &Llir,
+                          const StageText &Ptx, const KernelInterface &KI,
+                          const LlirToPtxOptions &O) {
+  return Checker(C, Llir, Ptx, KI, O).run();
+}
+
+PairResult checkLlirToPtx(Context &C, const std::string &LlirPath,
+                          const std::string &PtxPath, const KernelInterface &KI,
+                          const LlirToPtxOptions &O) {
+  StageText Llir{readText(LlirPath), LlirPath}, Ptx{readText(PtxPath), PtxPath};
+  return checkLlirToPtx(C, Llir, Ptx, KI, O);
+}
+
+} // namespace stagecheck::stages

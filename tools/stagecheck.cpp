@@ -11,7 +11,10 @@
 #include "stages/Pipeline.h"
 #include "stages/Refinement.h"
 #include "stages/Report.h"
+#include "stages/llir_to_ptx.h"
 #include "stages/ttir_to_ttgir.h"
+#include "frontends/llvm/LlvmLifter.h"
+#include "ptx_lifter/PtxLifter.h"
 #include "frontends/ttir/Lifter.h"
 #include "stagecheck/Config.h"
 #include "tools/Corpus.h"
@@ -116,6 +119,7 @@ ir::Effects loadEffects(ir::Context &C, const std::string &Path) {
 stages::PairResult checkPair(ir::Context &C, const std::string &From,
                              const std::string &To, const std::string &Source,
                              const std::string &Target,
+                             const std::string &Meta,
                              const stages::CheckOptions &Options) {
   if (From == "sir" && To == "sir")
     return stages::checkRefinement(C, loadEffects(C, Source),
@@ -125,19 +129,33 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
     readFile(Target);
     return stages::checkTtirToTtgir(C, Source, Target, Options);
   }
+  if (From == "llir" && To == "ptx") {
+    readFile(Source);
+    readFile(Target);
+    stages::LlirToPtxOptions O;
+    O.Check = Options;
+    if (!Meta.empty())
+      O.FpFusion = bundle::readKernelMetadata(Meta).FpFusion;
+    return stages::checkLlirToPtx(C, Source, Target,
+                                  llvmir::inferInterface(Source), O);
+  }
   throw InputError("stage pair '" + From + " -> " + To +
                    "' is not supported by check (supported: sir -> sir, "
-                   "ttir -> ttgir)");
+                   "ttir -> ttgir, llir -> ptx)");
 }
 
 int runCheck(int Argc, char **Argv) {
   cxxopts::Options O("stagecheck check",
                      "Checks that the target stage file means what the source "
                      "stage file means.");
-  O.add_options()("from", "stage of the source file (sir, ttir)",
+  O.add_options()("from", "stage of the source file (sir, ttir, llir)",
                   cxxopts::value<std::string>()->default_value("sir"))(
-      "to", "stage of the target file (sir, ttgir)",
+      "to", "stage of the target file (sir, ttgir, ptx)",
       cxxopts::value<std::string>()->default_value("sir"))(
+      "meta",
+      "Triton's metadata of the kernel (<kernel>.json): enable_fp_fusion "
+      "decides whether the PTX may fuse an fmul into an add (default: yes)",
+      cxxopts::value<std::string>())(
       "loop-bound",
       "loops that do not correspond are checked for trip counts up to this",
       cxxopts::value<unsigned>()->default_value("4"))(
@@ -167,7 +185,8 @@ int runCheck(int Argc, char **Argv) {
   ir::Context C;
   stages::PairResult R =
       checkPair(C, P["from"].as<std::string>(), P["to"].as<std::string>(),
-                Files[0], Files[1], Options);
+                Files[0], Files[1],
+                P.count("meta") ? P["meta"].as<std::string>() : "", Options);
 
   std::cout << "check " << Files[0] << " -> " << Files[1] << "   "
             << smt::spelling(Options.Arithmetic) << " ("
@@ -191,10 +210,12 @@ int runCheck(int Argc, char **Argv) {
 /// --trip-count times (the assumption is printed).
 int runLift(int Argc, char **Argv) {
   cxxopts::Options O("stagecheck lift",
-                     "Prints the effects a TTIR or TTGIR file lifts to.");
+                     "Prints the effects a TTIR, TTGIR, LLVM IR or PTX file lifts to.");
   O.add_options()("trip-count",
                   "iterations of loops whose trip count is not a constant",
                   cxxopts::value<uint64_t>()->default_value("1"))(
+      "llir", "for a PTX file: the LLVM IR its element types come from",
+      cxxopts::value<std::string>())(
       "h,help", "this help")("file", "FILE", cxxopts::value<std::string>());
   O.parse_positional({"file"});
   O.positional_help("FILE");
@@ -208,6 +229,40 @@ int runLift(int Argc, char **Argv) {
   std::string Path = P["file"].as<std::string>();
   readFile(Path);
   ir::Context C;
+  auto EndsWith = [&](const std::string &Suffix) {
+    return Path.size() >= Suffix.size() &&
+           Path.compare(Path.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+  };
+  if (EndsWith(".llir") || EndsWith(".ll") || EndsWith(".ptx")) {
+    // One thread, with symbolic ids. PTX does not record element types:
+    // they come from the LLVM IR (--llir, else the .llir beside the file).
+    std::string Llir = Path;
+    if (P.count("llir"))
+      Llir = P["llir"].as<std::string>();
+    else if (EndsWith(".ptx"))
+      Llir = Path.substr(0, Path.size() - 4) + ".llir";
+    readFile(Llir);
+    ir::KernelInterface KI = llvmir::inferInterface(Llir);
+    ptx::ThreadEffects T =
+        EndsWith(".ptx") ? ptx::liftPtxFile(C, Path, KI).Thread
+                         : llvmir::liftLlvmFile(C, Path, KI).Thread;
+    std::cout << "# kernel " << KI.Kernel << "   one thread of "
+              << T.BlockDim[0] << "x" << T.BlockDim[1] << "x" << T.BlockDim[2]
+              << "\n";
+    for (const std::string &B : T.Bounds)
+      std::cout << "# bound: " << B << "\n";
+    for (const ir::Expr *A : T.Assumptions)
+      std::cout << "# assumes:\n" << ir::printExpr(A);
+    for (size_t K = 0; K < T.Exchanges.size(); ++K) {
+      const ptx::Exchange &X = T.Exchanges[K];
+      std::cout << "# exchange " << K << " " << X.Kind << " under\n"
+                << ir::printExpr(X.Guard);
+      for (const ir::Expr *Operand : X.Operands)
+        std::cout << "#   operand\n" << ir::printExpr(Operand);
+    }
+    ir::printEffects(std::cout, T.Effects);
+    return 0;
+  }
   ttir::Module M = ttir::parseModuleFile(Path);
   ttir::LiftOptions LO;
   LO.Loops = ttir::LiftOptions::LoopMode::Cases;

@@ -114,6 +114,26 @@ TEST(Folding, FloatThroughIntegerBitsIsTheFloat) {
             N);
 }
 
+TEST(Folding, OneChoiceIsOneNode) {
+  Context C;
+  Type F32 = Type::f32(), I32 = Type::i(32);
+  const Expr *X = C.symbol("x", F32), *Y = C.symbol("y", F32);
+  const Expr *A = C.symbol("a", Type::boolean()),
+             *B = C.symbol("b", Type::boolean());
+  // select(a, x, select(b, x, y)) is select(a | b, x, y).
+  EXPECT_EQ(C.select(A, X, C.select(B, X, Y)), C.select(C.orOf(A, B), X, Y));
+  EXPECT_EQ(C.select(A, C.select(B, X, Y), Y), C.select(C.andOf(A, B), X, Y));
+  // A select of a float's bits, read back as a float, is the float select.
+  const Expr *OnBits = C.select(A, C.intConst(I32, 0),
+                                C.cast(Op::Bitcast, X, I32));
+  EXPECT_EQ(C.cast(Op::Bitcast, OnBits, F32),
+            C.select(A, C.floatConst(F32, 0.0), X));
+  // uno(x, 0.0) asks whether x is NaN, as uno(x, x) does.
+  EXPECT_EQ(C.fcmp(FCmpPredicate::Uno, X, C.floatConst(F32, 0.0)),
+            C.fcmp(FCmpPredicate::Uno, X, X));
+  EXPECT_NE(C.fcmp(FCmpPredicate::Uno, X, Y), C.fcmp(FCmpPredicate::Uno, X, X));
+}
+
 TEST(Typing, IllTypedConstructionsThrow) {
   Context C;
   const Expr *A = C.symbol("a", Type::i(32));

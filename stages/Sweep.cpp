@@ -1,0 +1,247 @@
+#include "stages/Sweep.h"
+
+#include "ir/Interpreter.h"
+
+#include <chrono>
+#include <memory>
+#include <unordered_set>
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::stages {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t mix(uint64_t X) {
+  X ^= X >> 33;
+  X *= 0xff51afd7ed558ccdull;
+  X ^= X >> 33;
+  X *= 0xc4ceb9fe1a85ec53ull;
+  X ^= X >> 33;
+  return X;
+}
+
+uint64_t hashName(const std::string &S) {
+  uint64_t H = 1469598103934665603ull;
+  for (char Ch : S)
+    H = (H ^ uint8_t(Ch)) * 1099511628211ull;
+  return H;
+}
+
+/// Random inputs that look like launches: ids in range, sizes small and
+/// positive, data random. Inputs that violate an assumption are redrawn.
+class Sampler {
+public:
+  Sampler(std::vector<const Expr *> Symbols,
+          const std::vector<const Expr *> &Assumptions, const SweepOptions &O)
+      : Symbols(std::move(Symbols)), Assumptions(Assumptions), Options(O) {}
+
+  std::vector<Env> draw(unsigned Count) {
+    std::vector<Env> Out;
+    for (unsigned Try = 0; Out.size() < Count && Try < Count * 16; ++Try) {
+      Env E = one(Try);
+      if (satisfies(E))
+        Out.push_back(std::move(E));
+    }
+    return Out;
+  }
+
+private:
+  Env one(unsigned Seed) {
+    Env E;
+    uint64_t S = mix(Seed + 0x9E3779B97F4A7C15ull);
+    auto Next = [&]() { return S = mix(S + 0x9E3779B97F4A7C15ull); };
+    std::map<std::string, uint64_t> NumPrograms;
+    for (const Expr *Sym : Symbols) {
+      Type T = Sym->type();
+      const std::string &N = Sym->name();
+      uint64_t R = Next();
+      uint64_t V;
+      switch (Sym->role()) {
+      case SymbolRole::ThreadId: {
+        unsigned D = N.back() - 'x';
+        V = R % std::max(1u, Options.BlockDim[D < 3 ? D : 0]);
+        break;
+      }
+      case SymbolRole::NumPrograms:
+        V = 1 + R % 64;
+        break;
+      case SymbolRole::ProgramId:
+        V = R % 64;
+        break;
+      default:
+        if (T.isFloat()) {
+          double D = double(int64_t(R % 2001) - 1000) / 8.0;
+          V = Value::ofDouble(T, D).Bits;
+        } else if (T.isBool()) {
+          V = R & 1;
+        } else {
+          // Sizes and strides: mostly small, sometimes anything.
+          V = (R & 7) == 0 ? Next() : R % 4096;
+        }
+      }
+      E.setSymbol(N, Value::ofBits(T, V));
+    }
+    // A program id below its grid size.
+    for (const Expr *Sym : Symbols)
+      if (Sym->role() == SymbolRole::ProgramId) {
+        std::string Grid = "nprog." + Sym->name().substr(4);
+        if (const Value *G = E.symbol(Grid))
+          E.setSymbol(Sym->name(),
+                      Value::ofBits(Sym->type(), Next() % std::max<uint64_t>(
+                                                              1, G->Bits)));
+      }
+    return E;
+  }
+
+  bool satisfies(const Env &E) {
+    try {
+      Interpreter I(E, reads());
+      for (const Expr *A : Assumptions)
+        if (!I.eval(A).isTrue())
+          return false;
+      return true;
+    } catch (const EvalError &) {
+      return false;
+    }
+  }
+
+public:
+  static Interpreter::ReadSupplier reads() {
+    return [](const std::string &Buffer, uint64_t Index, Type T) {
+      uint64_t R = mix(hashName(Buffer) ^ mix(Index));
+      if (T.isFloat())
+        return Value::ofDouble(T, double(int64_t(R % 2001) - 1000) / 8.0);
+      return Value::ofBits(T, R);
+    };
+  }
+
+private:
+  std::vector<const Expr *> Symbols;
+  const std::vector<const Expr *> &Assumptions;
+  const SweepOptions &Options;
+};
+
+} // namespace
+
+SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
+                  const std::vector<const Expr *> &Target,
+                  const std::vector<const Expr *> &Assumptions,
+                  const smt::SolverOptions &Solver, const SweepOptions &O) {
+  auto Start = Clock::now();
+  auto Memo = std::make_shared<std::unordered_map<const Expr *, const Expr *>>();
+  SweepResult R;
+
+  std::vector<const Expr *> SourceNodes = postOrder(Source);
+  std::vector<const Expr *> TargetNodes = postOrder(Target);
+  std::unordered_set<const Expr *> InSource(SourceNodes.begin(),
+                                            SourceNodes.end());
+  std::vector<const Expr *> Symbols;
+  {
+    std::vector<const Expr *> All = Source;
+    All.insert(All.end(), Target.begin(), Target.end());
+    All.insert(All.end(), Assumptions.begin(), Assumptions.end());
+    for (const Expr *N : postOrder(All))
+      if (N->op() == Op::Symbol)
+        Symbols.push_back(N);
+  }
+  std::vector<Env> Inputs = Sampler(Symbols, Assumptions, O).draw(O.Samples);
+
+  auto Rebuild = [&C](const Expr *E, const std::vector<const Expr *> &Ops) {
+    switch (E->op()) {
+    case Op::Const:
+    case Op::Symbol:
+      return E;
+    case Op::Read:
+      return C.read(E->name(), E->type(), Ops[0]);
+    case Op::Call:
+      return C.call(E->name(), E->type(), Ops);
+    default:
+      return C.make(E->op(), Ops, E->rawAttribute(), E->type());
+    }
+  };
+
+  // Signatures of the source's integer nodes.
+  std::vector<std::unique_ptr<Interpreter>> Runs;
+  for (const Env &E : Inputs)
+    Runs.push_back(std::make_unique<Interpreter>(E, Sampler::reads()));
+  auto Signature = [&](const Expr *N, std::vector<uint64_t> &Out) {
+    Out.clear();
+    try {
+      for (auto &I : Runs)
+        Out.push_back(I->eval(N).Bits);
+      return true;
+    } catch (const EvalError &) {
+      return false;
+    }
+  };
+  std::map<std::pair<uint32_t, std::vector<uint64_t>>,
+           std::vector<const Expr *>>
+      BySignature;
+  std::vector<uint64_t> Sig;
+  bool Simulated = Inputs.size() >= 4;
+  if (Simulated)
+    for (const Expr *N : SourceNodes)
+      if (N->type().isInt() && !N->isConst() && Signature(N, Sig))
+        BySignature[{N->type().hashValue(), Sig}].push_back(N);
+
+  // Bottom-up over the target: operands first, then the node itself.
+  for (const Expr *N : TargetNodes) {
+    std::vector<const Expr *> Ops;
+    bool Same = true;
+    for (const Expr *Operand : N->operands()) {
+      Ops.push_back(Memo->at(Operand));
+      Same &= Ops.back() == Operand;
+    }
+    const Expr *M = Same ? N : Rebuild(N, Ops);
+    if (Simulated && !InSource.count(M) && M->type().isInt() && !M->isConst() &&
+        Clock::now() - Start < std::chrono::milliseconds(O.TotalMs) &&
+        Signature(M, Sig)) {
+      auto It = BySignature.find({M->type().hashValue(), Sig});
+      if (It != BySignature.end())
+        for (const Expr *Candidate : It->second) {
+          smt::SolverOptions S = Solver;
+          S.TimeoutMs = std::min(S.TimeoutMs, O.QueryTimeoutMs);
+          S.DumpDir.clear();
+          smt::Query Q{"sweep", C.icmp(ICmpPredicate::Ne, M, Candidate),
+                       Assumptions, smt::Mode::IEEE};
+          smt::QueryResult QR = smt::solve(Q, S);
+          if (QR.Kind == smt::Outcome::Proved) {
+            ++R.Proved;
+            R.Merged[N] = Candidate;
+            M = Candidate;
+            break;
+          }
+          ++(QR.Kind == smt::Outcome::Counterexample ? R.Refuted
+                                                      : R.Undecided);
+        }
+    }
+    (*Memo)[N] = M;
+  }
+
+  R.Rewrite = [Memo, Rebuild](const Expr *E) -> const Expr * {
+    auto It = Memo->find(E);
+    if (It != Memo->end())
+      return It->second;
+    // Not met while sweeping (an expression the caller built later):
+    // rebuild through what is known.
+    const Expr *Roots[] = {E};
+    for (const Expr *N : postOrder(Roots)) {
+      if (Memo->count(N))
+        continue;
+      std::vector<const Expr *> Ops;
+      bool Same = true;
+      for (const Expr *Operand : N->operands()) {
+        Ops.push_back(Memo->at(Operand));
+        Same &= Ops.back() == Operand;
+      }
+      (*Memo)[N] = Same ? N : Rebuild(N, Ops);
+    }
+    return Memo->at(E);
+  };
+  return R;
+}
+
+} // namespace stagecheck::stages
