@@ -439,6 +439,105 @@ static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
   }
 }
 
+/// Comparisons have one spelling each: "greater" forms become "less" forms
+/// with the operands swapped (a > b is b < a), and a negated comparison is
+/// its complement; a select on a complemented comparison ("negative" forms:
+/// ne, ule, sle, and the unordered float ones) swaps its arms instead. So
+/// `select(a >= b, x, y)` and `select(b > a, y, x)` are one node.
+static bool swapsOperands(Op O, uint8_t Attr) {
+  if (O == Op::ICmp)
+    switch (ICmpPredicate(Attr)) {
+    case ICmpPredicate::Ugt:
+    case ICmpPredicate::Uge:
+    case ICmpPredicate::Sgt:
+    case ICmpPredicate::Sge:
+      return true;
+    default:
+      return false;
+    }
+  switch (FCmpPredicate(Attr)) {
+  case FCmpPredicate::Ogt:
+  case FCmpPredicate::Oge:
+  case FCmpPredicate::Ugt:
+  case FCmpPredicate::Uge:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static uint8_t swappedPredicate(Op O, uint8_t Attr) {
+  if (O == Op::ICmp)
+    switch (ICmpPredicate(Attr)) {
+    case ICmpPredicate::Ugt: return uint8_t(ICmpPredicate::Ult);
+    case ICmpPredicate::Uge: return uint8_t(ICmpPredicate::Ule);
+    case ICmpPredicate::Sgt: return uint8_t(ICmpPredicate::Slt);
+    case ICmpPredicate::Sge: return uint8_t(ICmpPredicate::Sle);
+    default: return Attr;
+    }
+  switch (FCmpPredicate(Attr)) {
+  case FCmpPredicate::Ogt: return uint8_t(FCmpPredicate::Olt);
+  case FCmpPredicate::Oge: return uint8_t(FCmpPredicate::Ole);
+  case FCmpPredicate::Ugt: return uint8_t(FCmpPredicate::Ult);
+  case FCmpPredicate::Uge: return uint8_t(FCmpPredicate::Ule);
+  default: return Attr;
+  }
+}
+
+/// The negation of a canonical comparison, as a comparison.
+static const Expr *complement(Context &C, const Expr *Cmp) {
+  const Expr *A = Cmp->operand(0), *B = Cmp->operand(1);
+  if (Cmp->op() == Op::ICmp) {
+    switch (Cmp->icmpPredicate()) {
+    case ICmpPredicate::Eq: return C.icmp(ICmpPredicate::Ne, A, B);
+    case ICmpPredicate::Ne: return C.icmp(ICmpPredicate::Eq, A, B);
+    case ICmpPredicate::Ult: return C.icmp(ICmpPredicate::Ule, B, A);
+    case ICmpPredicate::Ule: return C.icmp(ICmpPredicate::Ult, B, A);
+    case ICmpPredicate::Slt: return C.icmp(ICmpPredicate::Sle, B, A);
+    case ICmpPredicate::Sle: return C.icmp(ICmpPredicate::Slt, B, A);
+    default: return nullptr;
+    }
+  }
+  switch (Cmp->fcmpPredicate()) {
+  case FCmpPredicate::Oeq: return C.fcmp(FCmpPredicate::Une, A, B);
+  case FCmpPredicate::Une: return C.fcmp(FCmpPredicate::Oeq, A, B);
+  case FCmpPredicate::One: return C.fcmp(FCmpPredicate::Ueq, A, B);
+  case FCmpPredicate::Ueq: return C.fcmp(FCmpPredicate::One, A, B);
+  case FCmpPredicate::Ord: return C.fcmp(FCmpPredicate::Uno, A, B);
+  case FCmpPredicate::Uno: return C.fcmp(FCmpPredicate::Ord, A, B);
+  case FCmpPredicate::Olt: return C.fcmp(FCmpPredicate::Ule, B, A);
+  case FCmpPredicate::Ole: return C.fcmp(FCmpPredicate::Ult, B, A);
+  case FCmpPredicate::Ult: return C.fcmp(FCmpPredicate::Ole, B, A);
+  case FCmpPredicate::Ule: return C.fcmp(FCmpPredicate::Olt, B, A);
+  default: return nullptr;
+  }
+}
+
+/// A comparison whose select swaps arms rather than keep it.
+static bool isNegativeForm(const Expr *Cmp) {
+  if (Cmp->op() == Op::ICmp)
+    switch (Cmp->icmpPredicate()) {
+    case ICmpPredicate::Ne:
+    case ICmpPredicate::Ule:
+    case ICmpPredicate::Sle:
+      return true;
+    default:
+      return false;
+    }
+  if (Cmp->op() == Op::FCmp)
+    switch (Cmp->fcmpPredicate()) {
+    case FCmpPredicate::Une:
+    case FCmpPredicate::Ueq:
+    case FCmpPredicate::Uno:
+    case FCmpPredicate::Ult:
+    case FCmpPredicate::Ule:
+      return true;
+    default:
+      return false;
+    }
+  return false;
+}
+
 /// Integer identities; returns nullptr when none applies.
 static const Expr *foldIdentity(Context &C, Op O,
                                 std::span<const Expr *const> Ops, Type T,
@@ -501,6 +600,14 @@ static const Expr *foldIdentity(Context &C, Op O,
   }
   if ((O == Op::Not || O == Op::Neg) && Ops[0]->op() == O)
     return Ops[0]->operand(0);
+  if ((O == Op::ICmp || O == Op::FCmp) && swapsOperands(O, Attr)) {
+    const Expr *Swapped[] = {Ops[1], Ops[0]};
+    return C.make(O, Swapped, swappedPredicate(O, Attr));
+  }
+  if (O == Op::Not && T.isBool() &&
+      (Ops[0]->op() == Op::ICmp || Ops[0]->op() == Op::FCmp))
+    if (const Expr *Negated = complement(C, Ops[0]))
+      return Negated;
   if (O == Op::FNeg && Ops[0]->op() == Op::FNeg)
     return Ops[0]->operand(0);
   if (O == Op::ICmp && Ops[0] == Ops[1]) {
@@ -518,14 +625,38 @@ static const Expr *foldIdentity(Context &C, Op O,
   if (O == Op::Select) {
     if (Ops[0]->isConst())
       return Ops[0]->isTrue() ? Ops[1] : Ops[2];
+    // A negated condition swaps the arms.
+    if (Ops[0]->op() == Op::Not)
+      return C.select(Ops[0]->operand(0), Ops[2], Ops[1]);
+    if (isNegativeForm(Ops[0]))
+      if (const Expr *Positive = complement(C, Ops[0]))
+        return C.select(Positive, Ops[2], Ops[1]);
+    // An inner select on the same condition is decided by the outer one.
+    if (Ops[1]->op() == Op::Select && Ops[1]->operand(0) == Ops[0])
+      return C.select(Ops[0], Ops[1]->operand(1), Ops[2]);
+    if (Ops[2]->op() == Op::Select && Ops[2]->operand(0) == Ops[0])
+      return C.select(Ops[0], Ops[1], Ops[2]->operand(2));
     // Nested selects that pick the same value merge their conditions, so
-    // one choice spelled as `or`-ed predicates and as a chain is one node.
-    if (Ops[2]->op() == Op::Select && Ops[2]->operand(1) == Ops[1])
-      return C.select(C.orOf(Ops[0], Ops[2]->operand(0)), Ops[1],
-                      Ops[2]->operand(2));
-    if (Ops[1]->op() == Op::Select && Ops[1]->operand(2) == Ops[2])
-      return C.select(C.andOf(Ops[0], Ops[1]->operand(0)),
-                      Ops[1]->operand(1), Ops[2]);
+    // one choice spelled as `or`-ed predicates and as a chain is one node
+    // (the inner select's arms may be either way round).
+    if (Ops[2]->op() == Op::Select) {
+      const Expr *Inner = Ops[2];
+      if (Inner->operand(1) == Ops[1])
+        return C.select(C.orOf(Ops[0], Inner->operand(0)), Ops[1],
+                        Inner->operand(2));
+      if (Inner->operand(2) == Ops[1])
+        return C.select(C.orOf(Ops[0], C.notOf(Inner->operand(0))), Ops[1],
+                        Inner->operand(1));
+    }
+    if (Ops[1]->op() == Op::Select) {
+      const Expr *Inner = Ops[1];
+      if (Inner->operand(2) == Ops[2])
+        return C.select(C.andOf(Ops[0], Inner->operand(0)), Inner->operand(1),
+                        Ops[2]);
+      if (Inner->operand(1) == Ops[2])
+        return C.select(C.andOf(Ops[0], C.notOf(Inner->operand(0))),
+                        Inner->operand(2), Ops[2]);
+    }
     if (Ops[1] == Ops[2])
       return Ops[1];
     if (T.isBool() && Ops[1]->isTrue() && Ops[2]->isFalse())
@@ -554,7 +685,7 @@ static const Expr *foldIdentity(Context &C, Op O,
   }
   // Reinterpreting a choice is the choice of the reinterpretations: a
   // select made on a float's bits (PTX selp.b32) is the float select.
-  if (O == Op::Bitcast && T.isFloat() && Ops[0]->op() == Op::Select)
+  if (O == Op::Bitcast && Ops[0]->op() == Op::Select)
     return C.select(Ops[0]->operand(0),
                     C.cast(Op::Bitcast, Ops[0]->operand(1), T),
                     C.cast(Op::Bitcast, Ops[0]->operand(2), T));
@@ -572,11 +703,11 @@ static const Expr *foldIdentity(Context &C, Op O,
     if (NotNaN(Ops[0]))
       return C.fcmp(FCmpPredicate(Attr), Ops[1], Ops[1]);
   }
-  // float -> int -> float gives the float back: all NaNs are one datum, so
-  // the canonical pattern the inner bitcast yields reads back as the same
-  // NaN. (int -> float -> int is not folded: a NaN's payload is lost.)
+  // Reinterpreting there and back is the identity: bits that only move
+  // (a bitcast, a select, a load and a store) keep a NaN's payload, as in
+  // LLVM and on the hardware. Only arithmetic yields the canonical NaN.
   if (O == Op::Bitcast && Ops[0]->op() == Op::Bitcast &&
-      Ops[0]->operand(0)->type() == T && T.isFloat())
+      Ops[0]->operand(0)->type() == T)
     return Ops[0]->operand(0);
   return nullptr;
 }

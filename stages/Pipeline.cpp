@@ -215,8 +215,8 @@ std::string pairLine(const PairReport &P) {
       Line += "  bound: " + R.Bound;
     if (!R.Relaxations.empty()) {
       Line += "  relaxations:";
-      for (const std::string &X : R.Relaxations)
-        Line += " " + X;
+      for (size_t I = 0; I < R.Relaxations.size(); ++I)
+        Line += (I ? "; " : " ") + R.Relaxations[I];
     }
   } else if (!R.Reason.empty()) {
     Line += R.Reason;

@@ -66,6 +66,9 @@ struct PairResult {
   std::string Reason; // for unknown/error
   smt::Mode Arithmetic = smt::Mode::IEEE;
   std::string Bound = "none"; // the bound a proof used, "none" if unbounded
+  /// The lowering rules and the relaxations of the pair's contract the
+  /// verdict rests on, each with how often it was used ("fma contraction
+  /// (2)", "rule: sdiv by a constant as a multiply-high (1)").
   std::vector<std::string> Relaxations;
   std::vector<QueryReport> Queries;
   std::optional<Counterexample> Cex;

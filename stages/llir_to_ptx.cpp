@@ -5,6 +5,7 @@
 #include "ir/Errors.h"
 #include "ptx_lifter/PtxLifter.h"
 #include "smt/Solver.h"
+#include "stages/IntegerDivision.h"
 #include "stages/Sweep.h"
 
 #include <algorithm>
@@ -102,14 +103,17 @@ const Expr *rebuild(Context &C, const Expr *E,
   }
 }
 
-/// The fma contraction relaxation: an LLVM IR fadd/fsub of an fmul that a
-/// lowering may fuse becomes the fma the PTX computes, where the PTX
-/// computes exactly that fma. Every such choice is a behaviour the LLVM IR
-/// allows, so the rewritten source is still what the LLVM IR means.
-class Contraction {
+/// Rewrites of the LLVM IR that the backend may have made, each taken only
+/// where the PTX computes the rewritten node, and counted:
+///  - fma contraction (a relaxation: where the contract allows it, an
+///    fadd/fsub of an fmul may be one fma; each choice is a behaviour the
+///    kernel's compilation allows);
+///  - sdiv/srem by a constant as the multiply-high expansion (an exact
+///    rule, stages/IntegerDivision.h).
+class GuidedRewrite {
 public:
-  Contraction(Context &C, const std::unordered_set<const Expr *> &Allowed,
-              const std::unordered_set<const Expr *> &InTarget)
+  GuidedRewrite(Context &C, const std::unordered_set<const Expr *> &Allowed,
+                const std::unordered_set<const Expr *> &InTarget)
       : C(C), Allowed(Allowed), InTarget(InTarget) {}
 
   const Expr *operator()(const Expr *Root) {
@@ -123,13 +127,17 @@ public:
         Ops.push_back(Memo.at(O));
         Same &= Ops.back() == O;
       }
-      const Expr *Fused = Allowed.count(N) ? fuse(N) : nullptr;
-      Memo[N] = Fused ? Fused : Same ? N : rebuild(C, N, Ops);
+      const Expr *Rebuilt = Same ? N : rebuild(C, N, Ops);
+      const Expr *Better = Allowed.count(N) ? fuse(N) : nullptr;
+      if (!Better)
+        Better = divide(Rebuilt);
+      Memo[N] = Better ? Better : Rebuilt;
     }
     return Memo.at(Root);
   }
 
-  unsigned sites() const { return Sites; }
+  unsigned fused() const { return Fused; }
+  unsigned divisions() const { return Divisions; }
 
 private:
   static bool isProduct(const Expr *E) {
@@ -140,7 +148,7 @@ private:
     const Expr *F = C.fma(A, B, Addend);
     if (!InTarget.count(F))
       return nullptr;
-    ++Sites;
+    ++Fused;
     return F;
   }
 
@@ -172,11 +180,30 @@ private:
     return nullptr;
   }
 
+  /// sdiv n, d and srem n, d for a constant d.
+  const Expr *divide(const Expr *N) {
+    if ((N->op() != Op::SDiv && N->op() != Op::SRem) ||
+        !N->operand(1)->isConst())
+      return nullptr;
+    const Expr *Dividend = N->operand(0), *Divisor = N->operand(1);
+    int64_t D = Value::ofBits(Divisor->type(), Divisor->constBits()).asSigned();
+    auto Q = signedDivisionByConstant(C, Dividend, D);
+    if (!Q)
+      return nullptr;
+    const Expr *R = N->op() == Op::SDiv
+                        ? *Q
+                        : C.sub(Dividend, C.mul(*Q, Divisor));
+    if (!InTarget.count(R))
+      return nullptr;
+    ++Divisions;
+    return R;
+  }
+
   Context &C;
   const std::unordered_set<const Expr *> &Allowed;
   const std::unordered_set<const Expr *> &InTarget;
   std::unordered_map<const Expr *, const Expr *> Memo;
-  unsigned Sites = 0;
+  unsigned Fused = 0, Divisions = 0;
 };
 
 /// i1: the two values are different data (all NaNs are one datum).
@@ -292,23 +319,21 @@ private:
     return false;
   }
 
-  /// Fuses the LLVM IR's fadd/fsub of an fmul where the PTX computed the
-  /// fma and the contract allows it.
+  /// Rewrites the LLVM IR where the PTX shows the backend's rewrite (fma
+  /// contraction where the contract allows it, division by a constant).
   void relax() {
-    if (Source.Contractible.empty())
-      return;
-    std::unordered_set<const Expr *> InTarget;
     std::vector<const Expr *> Roots = rootsOf(Target.Thread);
-    for (const Expr *N : postOrder(Roots))
-      if (N->op() == Op::Fma)
-        InTarget.insert(N);
-    if (InTarget.empty())
-      return;
-    Contraction Fuse(C, Source.Contractible, InTarget);
-    rewriteAll(Source.Thread, [&](const Expr *E) { return Fuse(E); });
-    if (Fuse.sites())
+    std::vector<const Expr *> Nodes = postOrder(Roots);
+    std::unordered_set<const Expr *> InTarget(Nodes.begin(), Nodes.end());
+    GuidedRewrite Rewrite(C, Source.Contractible, InTarget);
+    rewriteAll(Source.Thread, [&](const Expr *E) { return Rewrite(E); });
+    if (Rewrite.fused())
       R.Relaxations.push_back("fma contraction (" +
-                              std::to_string(Fuse.sites()) + ")");
+                              std::to_string(Rewrite.fused()) + ")");
+    if (Rewrite.divisions())
+      R.Relaxations.push_back("rule: sdiv/srem by a constant as a "
+                              "multiply-high (" +
+                              std::to_string(Rewrite.divisions()) + ")");
   }
 
   /// Replaces the PTX's integer nodes (addresses, guards, lane arithmetic)
@@ -321,7 +346,7 @@ private:
               SO.BlockDim);
     SweepResult S = sweep(C, rootsOf(Source.Thread), rootsOf(Target.Thread),
                           Assumptions, Options.Check.Solver, SO);
-    if (S.Merged.empty())
+    if (S.Merged.empty() && !S.Refuted && !S.Undecided)
       return;
     std::vector<const Expr *> Kept = Target.Thread.Assumptions;
     rewriteAll(Target.Thread, S.Rewrite);
@@ -333,7 +358,9 @@ private:
     R.Queries.push_back({"alike nodes", smt::Outcome::Proved,
                          std::to_string(S.Proved) +
                              " PTX integer values proved equal to LLVM IR "
-                             "values",
+                             "values; " +
+                             std::to_string(S.Refuted) + " refuted, " +
+                             std::to_string(S.Undecided) + " undecided",
                          since(Start), ""});
   }
 

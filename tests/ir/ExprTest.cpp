@@ -102,16 +102,22 @@ TEST(Folding, PiecesOfAConcatenationAreThePieces) {
   EXPECT_EQ(Interpreter(E).eval(Middle).Bits, 0xcd12u);
 }
 
-TEST(Folding, FloatThroughIntegerBitsIsTheFloat) {
+TEST(Folding, BitsThereAndBackAreTheBits) {
   Context C;
   const Expr *X = C.symbol("x", Type::f32());
   const Expr *Bits = C.cast(Op::Bitcast, X, Type::i(32));
   EXPECT_EQ(C.cast(Op::Bitcast, Bits, Type::f32()), X);
-  // Integer bits through a float lose a NaN's payload: not folded.
+  // Integer bits through a float come back as they were: moving bits
+  // keeps a NaN's payload; only arithmetic canonicalizes it.
   const Expr *N = C.symbol("n", Type::i(32));
-  EXPECT_NE(C.cast(Op::Bitcast, C.cast(Op::Bitcast, N, Type::f32()),
-                   Type::i(32)),
-            N);
+  const Expr *AsFloat = C.cast(Op::Bitcast, N, Type::f32());
+  EXPECT_EQ(C.cast(Op::Bitcast, AsFloat, Type::i(32)), N);
+  const Expr *Sum = C.floatBinary(Op::FAdd, AsFloat, AsFloat);
+  const Expr *SumBits = C.cast(Op::Bitcast, Sum, Type::i(32));
+  EXPECT_EQ(SumBits->op(), Op::Bitcast);
+  Env E;
+  E.setSymbol("n", Value::ofBits(Type::i(32), 0x7f800001)); // a NaN payload
+  EXPECT_EQ(Interpreter(E).eval(SumBits).Bits, 0x7fc00000u);
 }
 
 TEST(Folding, OneChoiceIsOneNode) {
@@ -123,6 +129,11 @@ TEST(Folding, OneChoiceIsOneNode) {
   // select(a, x, select(b, x, y)) is select(a | b, x, y).
   EXPECT_EQ(C.select(A, X, C.select(B, X, Y)), C.select(C.orOf(A, B), X, Y));
   EXPECT_EQ(C.select(A, C.select(B, X, Y), Y), C.select(C.andOf(A, B), X, Y));
+  EXPECT_EQ(C.select(C.notOf(A), X, Y), C.select(A, Y, X));
+  EXPECT_EQ(C.select(A, X, C.select(B, Y, X)),
+            C.select(C.orOf(A, C.notOf(B)), X, Y));
+  EXPECT_EQ(C.select(A, C.select(A, X, Y), Y), C.select(A, X, Y));
+  EXPECT_EQ(C.select(A, X, C.select(A, Y, X)), X);
   // A select of a float's bits, read back as a float, is the float select.
   const Expr *OnBits = C.select(A, C.intConst(I32, 0),
                                 C.cast(Op::Bitcast, X, I32));
@@ -132,6 +143,32 @@ TEST(Folding, OneChoiceIsOneNode) {
   EXPECT_EQ(C.fcmp(FCmpPredicate::Uno, X, C.floatConst(F32, 0.0)),
             C.fcmp(FCmpPredicate::Uno, X, X));
   EXPECT_NE(C.fcmp(FCmpPredicate::Uno, X, Y), C.fcmp(FCmpPredicate::Uno, X, X));
+}
+
+TEST(Folding, ComparisonsHaveOneSpelling) {
+  Context C;
+  Type I32 = Type::i(32), F32 = Type::f32();
+  const Expr *A = C.symbol("a", I32), *B = C.symbol("b", I32);
+  const Expr *X = C.symbol("x", F32), *Y = C.symbol("y", F32);
+  EXPECT_EQ(C.icmp(ICmpPredicate::Sgt, A, B), C.icmp(ICmpPredicate::Slt, B, A));
+  EXPECT_EQ(C.fcmp(FCmpPredicate::Oge, X, Y), C.fcmp(FCmpPredicate::Ole, Y, X));
+  EXPECT_EQ(C.notOf(C.icmp(ICmpPredicate::Slt, A, B)),
+            C.icmp(ICmpPredicate::Sle, B, A));
+  EXPECT_EQ(C.notOf(C.fcmp(FCmpPredicate::Olt, X, Y)),
+            C.fcmp(FCmpPredicate::Uge, X, Y));
+  // A select on an unordered test is the select on its ordered complement
+  // with the arms swapped: setp.ltu + selp meets fcmp oge + select.
+  EXPECT_EQ(C.select(C.fcmp(FCmpPredicate::Ult, X, Y), X, Y),
+            C.select(C.fcmp(FCmpPredicate::Oge, X, Y), Y, X));
+  EXPECT_EQ(C.select(C.icmp(ICmpPredicate::Ne, A, B), A, B),
+            C.select(C.eq(A, B), B, A));
+  // Every spelling evaluates as the comparison it stands for.
+  Env E;
+  E.setSymbol("x", Value::ofDouble(F32, 1.0));
+  E.setSymbol("y", Value::ofBits(F32, 0x7fc00000));
+  Interpreter I(E);
+  EXPECT_TRUE(I.eval(C.fcmp(FCmpPredicate::Uge, X, Y)).isTrue());
+  EXPECT_FALSE(I.eval(C.fcmp(FCmpPredicate::Oge, X, Y)).isTrue());
 }
 
 TEST(Typing, IllTypedConstructionsThrow) {

@@ -1,0 +1,41 @@
+//===- IntegerDivision.h - Division by a constant, as backends lower it -*- C++ -*-===//
+//
+// A backend divides by a constant with a multiply-high by a "magic" number
+// and shifts (Granlund and Montgomery; Hacker's Delight, chapter 10). The
+// expansion is exact for every dividend, so an LLVM IR sdiv by 3 and the
+// PTX's mul.hi.s32 by 0x55555556 are one value; building the expansion from
+// the LLVM IR side lets hash-consing see that, where a solver would have to
+// bit-blast a divider against a multiplier.
+//
+// The expansion follows LLVM's TargetLowering::BuildSDIV: q = mulhs(n, M),
+// plus or minus n when the magic's sign differs from the divisor's, an
+// arithmetic shift right, and the sign bit added back.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_STAGES_INTEGERDIVISION_H
+#define STAGECHECK_STAGES_INTEGERDIVISION_H
+
+#include "ir/Expr.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace stagecheck::stages {
+
+struct SignedMagic {
+  uint64_t Magic;  // in the divisor's width
+  unsigned Shift;
+};
+
+/// The magic number and shift for signed division by D in Bits bits (D not
+/// 0, 1 or -1); Hacker's Delight figure 10-1.
+SignedMagic signedMagic(int64_t D, unsigned Bits);
+
+/// n sdiv D as the multiply-high expansion, for D whose expansion a backend
+/// uses (not 0, 1, -1, nor a power of two or its negation); nullopt else.
+std::optional<const ir::Expr *>
+signedDivisionByConstant(ir::Context &C, const ir::Expr *N, int64_t D);
+
+} // namespace stagecheck::stages
+
+#endif

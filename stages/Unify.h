@@ -1,0 +1,94 @@
+//===- Unify.h - Making two stages' expressions the same nodes -*- C++ -*-===//
+//
+// Two stages compute one address, one mask, one value in different shapes
+// (TTGIR's sext(pid * 128 + e) against LLVM IR's sext((pid << 7) | 5); a
+// masked load as select(m, x, 0) against bitcast(select(m, bits(x), 0))).
+// Comparing them node for node needs no solver once they are the same
+// nodes. Two steps, both sound:
+//
+//  1. Launch terms. An integer or boolean expression over the launch alone
+//     (kernel parameters, program ids, the grid and constants) of one side
+//     is matched with one of the other side, or a constant, that takes the
+//     same value on a few inputs satisfying the assumptions; all matches are
+//     then proved at once by the solver under the assumptions and replaced.
+//     Every later query is asked under the same assumptions, so nothing is
+//     claimed beyond them; a match the solver does not prove is dropped.
+//  2. A canonical form: selects move outward through the ops above them
+//     when every operand is a select on one condition or a constant
+//     (op(sel(c, a, b), sel(c, a', b')) = sel(c, op(a, a'), op(b, b'))),
+//     nested selects on one condition collapse, and casts move into selects.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_STAGES_UNIFY_H
+#define STAGECHECK_STAGES_UNIFY_H
+
+#include "ir/Effects.h"
+#include "smt/Solver.h"
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stagecheck::stages {
+
+/// Launch terms of Target matched to terms of Source or constants, and
+/// launch terms of either side matched to constants, as a substitution
+/// that holds under Assumptions. Proof queries are reported in Queries.
+struct Unification {
+  std::unordered_map<const ir::Expr *, const ir::Expr *> Map;
+  unsigned Proposed = 0, Proved = 0;
+  double Seconds = 0;
+};
+
+Unification unifyLaunchTerms(ir::Context &C,
+                             const std::vector<const ir::Expr *> &Source,
+                             const std::vector<const ir::Expr *> &Target,
+                             const std::vector<const ir::Expr *> &Assumptions,
+                             const smt::SolverOptions &Solver);
+
+/// Rewrites an expression under a condition: every conjunct of the
+/// condition becomes true (its negation false), or, assuming the condition
+/// false, every disjunct false. Equal to the original wherever the
+/// condition has that value: a write's value under its guard (the only
+/// place it matters), a select's arms under its condition.
+class GuardSimplifier {
+public:
+  explicit GuardSimplifier(ir::Context &C) : C(C) {}
+  const ir::Expr *operator()(const ir::Expr *E, const ir::Expr *Guard,
+                             bool Holds = true);
+
+private:
+  ir::Context &C;
+  std::map<std::pair<const ir::Expr *, bool>,
+           std::unordered_map<const ir::Expr *, const ir::Expr *>>
+      Done;
+};
+
+/// Rewrites expressions into the canonical form above, remembering what it
+/// made (one instance per pair check).
+class Canonicalizer {
+public:
+  explicit Canonicalizer(ir::Context &C) : C(C), Under(C) {}
+  /// E with Map's terms replaced, then in canonical form.
+  const ir::Expr *
+  operator()(const ir::Expr *E,
+             const std::unordered_map<const ir::Expr *, const ir::Expr *> &Map);
+
+private:
+  ir::Context &C;
+  GuardSimplifier Under;
+  std::unordered_map<const ir::Expr *, const ir::Expr *> Done;
+  const ir::Expr *rewrite(const ir::Expr *E, std::vector<const ir::Expr *> Ops);
+  const ir::Expr *rebuild(const ir::Expr *E,
+                          const std::vector<const ir::Expr *> &Ops);
+};
+
+/// Whether E is a launch term: integer or boolean, built from parameters,
+/// program ids, the grid and constants only.
+bool isLaunchTerm(const ir::Expr *E,
+                  std::unordered_map<const ir::Expr *, bool> &Cache);
+
+} // namespace stagecheck::stages
+
+#endif

@@ -1,0 +1,82 @@
+// The multiply-high expansion of division by a constant equals sdiv.
+#include "stages/IntegerDivision.h"
+
+#include "ir/Interpreter.h"
+
+#include <gtest/gtest.h>
+
+using namespace stagecheck;
+using namespace stagecheck::ir;
+
+namespace {
+
+/// Every divisor the expansion covers and every dividend, at a width where
+/// that is cheap; the interpreter's sdiv is the reference.
+void checkExhaustively(unsigned Bits) {
+  Context C;
+  Type T = Type::i(Bits);
+  const Expr *N = C.symbol("n", T);
+  int64_t Min = -(int64_t(1) << (Bits - 1)), Max = (int64_t(1) << (Bits - 1)) - 1;
+  unsigned Covered = 0;
+  for (int64_t D = Min; D <= Max; ++D) {
+    auto Q = stages::signedDivisionByConstant(C, N, D);
+    if (!Q)
+      continue;
+    ++Covered;
+    const Expr *Reference = C.binary(Op::SDiv, N, C.intConst(T, D));
+    for (int64_t X = Min; X <= Max; ++X) {
+      Env E;
+      E.setSymbol("n", Value::ofBits(T, uint64_t(X)));
+      Interpreter I(E);
+      ASSERT_EQ(I.eval(*Q).Bits, I.eval(Reference).Bits)
+          << X << " / " << D << " in i" << Bits;
+    }
+  }
+  EXPECT_GT(Covered, (1u << Bits) / 2); // all but 0, +-1, +-powers of two
+}
+
+TEST(IntegerDivision, ExpansionIsSdivForEveryI8Dividend) { checkExhaustively(8); }
+
+TEST(IntegerDivision, MagicNumbersAreLlvmsForI32) {
+  // The constants LLVM's BuildSDIV uses (and the corpus PTX shows).
+  EXPECT_EQ(stages::signedMagic(3, 32).Magic, 0x55555556u);
+  EXPECT_EQ(stages::signedMagic(3, 32).Shift, 0u);
+  EXPECT_EQ(stages::signedMagic(7, 32).Magic, 0x92492493u);
+  EXPECT_EQ(stages::signedMagic(7, 32).Shift, 2u);
+  EXPECT_EQ(stages::signedMagic(-5, 32).Magic, 0x99999999u);
+  EXPECT_EQ(stages::signedMagic(-5, 32).Shift, 1u);
+}
+
+TEST(IntegerDivision, ExpansionIsSdivOnI32Samples) {
+  Context C;
+  Type T = Type::i(32);
+  const Expr *N = C.symbol("n", T);
+  uint64_t S = 88172645463325252ull;
+  auto Next = [&]() {
+    S ^= S << 13;
+    S ^= S >> 7;
+    S ^= S << 17;
+    return S;
+  };
+  for (int64_t D : {3, 5, 6, 7, 10, 12, 25, 100, 641, 1000003, -3, -7, -100,
+                    2147483647, -2147483647}) {
+    auto Q = stages::signedDivisionByConstant(C, N, D);
+    ASSERT_TRUE(Q) << D;
+    const Expr *Reference = C.binary(Op::SDiv, N, C.intConst(T, D));
+    for (int K = 0; K < 20000; ++K) {
+      uint64_t X = K < 8 ? std::vector<uint64_t>{0, 1, 0xffffffff, 0x80000000,
+                                                 0x7fffffff, 0x80000001, 2,
+                                                 0xfffffffe}[K]
+                         : Next() & 0xffffffff;
+      Env E;
+      E.setSymbol("n", Value::ofBits(T, X));
+      Interpreter I(E);
+      ASSERT_EQ(I.eval(*Q).Bits, I.eval(Reference).Bits) << X << " / " << D;
+    }
+  }
+  // Powers of two are lowered with shifts, not by this expansion.
+  EXPECT_FALSE(stages::signedDivisionByConstant(C, N, 8));
+  EXPECT_FALSE(stages::signedDivisionByConstant(C, N, -1));
+}
+
+} // namespace
