@@ -45,6 +45,13 @@ const Expr *ThreadModel::constant32(uint64_t V) {
   return C.constant(Type::i(32), V);
 }
 
+void ThreadModel::setConcreteThreadId(std::array<unsigned, 3> Tid) {
+  for (unsigned D = 0; D < 3; ++D)
+    if (Result.BlockDim[D] && Tid[D] >= Result.BlockDim[D])
+      throw IRError("thread id beyond the block size");
+  ConcreteTid = Tid;
+}
+
 const Expr *ThreadModel::threadId(unsigned Dim) {
   unsigned Extent = Result.BlockDim[Dim];
   if (Extent == 0)
@@ -52,6 +59,8 @@ const Expr *ThreadModel::threadId(unsigned Dim) {
                                "required block size (reqntid)");
   if (Extent == 1)
     return constant32(0);
+  if (ConcreteTid)
+    return constant32((*ConcreteTid)[dimName(Dim) == "x" ? 0 : Dim]);
   const Expr *Tid =
       C.symbol("tid." + dimName(Dim), Type::i(32), SymbolRole::ThreadId);
   assume(C.icmp(ICmpPredicate::Ult, Tid, constant32(Extent)));
@@ -314,6 +323,7 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
       const Expr *Offset = C.add(P.Offset, C.constant(I64, K));
       Result.Effects.Writes.push_back(
           {Guard, Buffer, Offset, Bytes[K], Defined, From, {}});
+      Result.WriteExchangeCounts.push_back(NextExchange);
       PhaseWrites.push_back({Guard, Offset, Bytes[K]});
     }
     return;
@@ -331,6 +341,7 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
     Result.Effects.Writes.push_back(
         {Guard, P.Buffer, C.add(Index, C.constant(I64, K)),
          Element.isBool() ? Part : fromBits(Part, Element), Defined, From, {}});
+    Result.WriteExchangeCounts.push_back(NextExchange);
   }
 }
 
@@ -385,7 +396,8 @@ ThreadModel::addExchange(const std::string &Kind, const Expr *Guard,
   unsigned N = NextExchange++;
   Exchange X{Kind, Guard, std::move(Operands), {}, From};
   for (unsigned R = 0; R < ResultTypes.size(); ++R)
-    X.Results.push_back(C.symbol("xchg." + std::to_string(N) + "." +
+    X.Results.push_back(C.symbol(ExchangePrefix + "xchg." +
+                                     std::to_string(N) + "." +
                                      std::to_string(R),
                                  ResultTypes[R]));
   Result.Exchanges.push_back(X);

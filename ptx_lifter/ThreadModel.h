@@ -39,6 +39,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,10 @@ struct ThreadEffects {
   std::vector<std::string> Bounds;
   /// Number of barriers passed: the phases of shared memory are 0..Phases.
   unsigned Phases = 0;
+  /// Per write of Effects.Writes, how many exchanges this thread had
+  /// recorded when it was made: where the write falls among the thread's
+  /// communication events (a cp.async copy completes at a later wait).
+  std::vector<unsigned> WriteExchangeCounts;
 };
 
 /// Builds a ThreadEffects while a frontend walks a kernel. Frontends keep
@@ -94,6 +99,16 @@ public:
 
   ir::Context &context() { return C; }
   const ir::KernelInterface &interface() const { return Result.Interface; }
+
+  // --- Lifting one thread of a CTA -----------------------------------------
+  /// Fixes the thread id to a constant (tid.x/y/z), so that lanes,
+  /// shared-memory offsets and register-to-element maps fold. Each id must
+  /// be below the block size.
+  void setConcreteThreadId(std::array<unsigned, 3> Tid);
+  /// Prepended to the names of exchange results ("t5." gives
+  /// "t5.xchg.3.0"), so that the lifts of several threads of one CTA can
+  /// share one Context without sharing what they receive.
+  void setExchangePrefix(std::string Prefix) { ExchangePrefix = std::move(Prefix); }
 
   // --- Special registers (i32) ---------------------------------------------
   const ir::Expr *threadId(unsigned Dim);    // tid.x, tid.y, tid.z
@@ -216,6 +231,8 @@ private:
   ir::Context &C;
   ThreadEffects Result;
   unsigned NextExchange = 0;
+  std::optional<std::array<unsigned, 3>> ConcreteTid;
+  std::string ExchangePrefix;
   const ir::Expr *Path = nullptr;
   /// This phase's shared writes, for forwarding: (guard, byte offset, byte).
   struct SharedByteWrite {

@@ -1,1 +1,652 @@
-// The TTGIR <-> LLVM IR checker.
+//===- ttgir_to_llir.cpp - The TTGIR <-> LLVM IR checker ------------------===//
+#include "stages/ttgir_to_llir.h"
+
+#include "frontends/llvm/LlvmLifter.h"
+#include "frontends/ttir/Lifter.h"
+#include "ir/Errors.h"
+#include "ir/Interpreter.h"
+#include "ir/Text.h"
+#include <iostream>
+#include "stages/CtaModel.h"
+#include "stages/Libdevice.h"
+#include "stages/Unify.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::stages {
+
+const char *ttgirToLlirVersion() { return "ttgir->llir 1"; }
+
+namespace {
+
+std::string joined(const std::vector<std::string> &Lines) {
+  std::vector<std::string> Unique;
+  for (const std::string &L : Lines)
+    if (std::find(Unique.begin(), Unique.end(), L) == Unique.end())
+      Unique.push_back(L);
+  std::string Out;
+  for (const std::string &L : Unique)
+    Out += (Out.empty() ? "" : "; ") + L;
+  return Out;
+}
+
+void addUnique(std::vector<const Expr *> &To, const std::vector<const Expr *> &From) {
+  for (const Expr *E : From)
+    if (std::find(To.begin(), To.end(), E) == To.end())
+      To.push_back(E);
+}
+
+/// One write of either side in the pairing, with where it came from.
+struct Side {
+  Write W;
+  unsigned Thread = 0, Line = 0; // target only
+  bool Dummy = false;            // stands for "no write"
+};
+
+/// The LLVM IR of a CTA, lifted thread by thread and resolved.
+struct LlvmSide {
+  std::string File;
+  std::vector<llvmir::LlvmLift> Threads;
+  CtaEffects Cta;
+  int ReflectFtz = 0;
+  unsigned Sm = 0;
+};
+
+unsigned targetCpu(const std::string &LlirText) {
+  // "target-cpu"="sm_90a" (when absent, the capability must be given).
+  size_t At = LlirText.find("\"target-cpu\"=\"sm_");
+  if (At == std::string::npos)
+    return 0;
+  return unsigned(std::strtoul(LlirText.c_str() + At + 17, nullptr, 10));
+}
+
+int reflectFtz(const std::string &LlirText) {
+  size_t At = LlirText.find("!\"nvvm-reflect-ftz\", i32 ");
+  if (At == std::string::npos)
+    return 0;
+  return int(std::strtol(LlirText.c_str() + At + 25, nullptr, 10));
+}
+
+/// Triton specialises a kernel on its integer arguments' divisibility
+/// (tt.divisibility = 16 on n_elements) and the lowering relies on it (a
+/// vector store predicated by its first element's mask): the launches the
+/// kernel is compiled for, as assumptions, one line each for the bound.
+void divisibility(Context &C, const ttir::Module &M,
+                  std::vector<const Expr *> &Assumptions,
+                  std::vector<std::string> &Lines) {
+  const ttir::Function *K = M.kernel();
+  if (!K)
+    return;
+  for (size_t I = 0; I < K->Args.size(); ++I) {
+    const ttir::BlockArg &A = K->Args[I];
+    if (!A.Ty || A.Ty->K != ttir::MType::Kind::Int || A.Ty->Bits < 2)
+      continue;
+    for (const auto &[Name, V] : A.Attributes) {
+      if (Name != "tt.divisibility" || !V)
+        continue;
+      int64_t D = V->asInt().value_or(0);
+      if (D <= 1)
+        continue;
+      Type T = Type::i(A.Ty->Bits);
+      const Expr *Arg = C.symbol(paramName(unsigned(I)), T, SymbolRole::Param);
+      Assumptions.push_back(
+          C.eq(C.binary(Op::SRem, Arg, C.intConst(T, D)), C.intConst(T, 0)));
+      Lines.push_back("tt.divisibility: " + paramName(unsigned(I)) + " % " +
+                      std::to_string(D) + " == 0");
+    }
+  }
+}
+
+LlvmSide liftCta(Context &C, const std::string &Text, const std::string &File,
+                 const KernelInterface &KI, const TtgirToLlirOptions &O) {
+  LlvmSide S;
+  S.File = File;
+  std::unique_ptr<llvmir::LlvmModule> M = llvmir::LlvmModule::fromText(Text, File);
+  std::array<unsigned, 3> Block = M->blockSize();
+  if (Block[0] == 0)
+    throw UnsupportedError({File, 0, 0}, "the kernel has no required block "
+                                         "size (nvvm.reqntid)");
+  if (Block[1] > 1 || Block[2] > 1)
+    throw UnsupportedError({File, 0, 0}, "a block of more than one dimension");
+  S.Sm = O.Capability ? O.Capability : targetCpu(Text);
+  S.ReflectFtz = reflectFtz(Text);
+  for (unsigned T = 0; T < Block[0]; ++T) {
+    llvmir::LlvmLiftOptions LO;
+    LO.Capability = S.Sm;
+    LO.LoopBound = O.Check.LoopBound;
+    LO.ThreadId = std::array<unsigned, 3>{T, 0, 0};
+    LO.ExchangePrefix = threadPrefix(T);
+    S.Threads.push_back(M->lift(C, KI, LO));
+  }
+  S.Cta = resolveCta(C, S.Threads);
+  return S;
+}
+
+class Checker {
+public:
+  Checker(Context &C, const ttir::Module &Ttgir, const std::string &LlirText,
+          const std::string &LlirName, const TtgirToLlirOptions &O)
+      : C(C), Ttgir(Ttgir), LlirText(LlirText), LlirName(LlirName), O(O) {}
+
+  PairResult run() {
+    auto Start = std::chrono::steady_clock::now();
+    PairResult R;
+    try {
+      R = cases();
+    } catch (const UnsupportedError &E) {
+      R = PairResult();
+      R.Kind = Verdict::Unknown;
+      R.Reason = E.what();
+    }
+    R.Arithmetic = O.Check.Arithmetic;
+    R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              Start)
+                    .count();
+    return R;
+  }
+
+private:
+  Context &C;
+  const ttir::Module &Ttgir;
+  const std::string &LlirText, &LlirName;
+  const TtgirToLlirOptions &O;
+  std::optional<LlvmSide> Llvm;
+  std::unique_ptr<Libdevice> Library;
+  std::map<std::string, unsigned> Rules;
+
+  ttir::LiftOptions baseOptions() const {
+    ttir::LiftOptions LO;
+    LO.Loops = ttir::LiftOptions::LoopMode::Cases;
+    LO.WhileBound = O.Check.LoopBound;
+    LO.Lowering = true;
+    return LO;
+  }
+
+  std::string LibdevicePath;
+
+  void prepare(const ttir::LiftResult &First) {
+    if (Llvm)
+      return;
+    KernelInterface KI = O.Interface ? *O.Interface : First.Interface;
+    Llvm = liftCta(C, LlirText, LlirName, KI, O);
+    LibdevicePath = O.Libdevice;
+    if (LibdevicePath.empty() && !O.LinkedLibdevice.empty() &&
+        std::ifstream(O.LinkedLibdevice).good())
+      LibdevicePath = O.LinkedLibdevice;
+    if (LibdevicePath.empty())
+      LibdevicePath = defaultLibdevice();
+    Library = std::make_unique<Libdevice>(LibdevicePath, Llvm->ReflectFtz,
+                                          Llvm->Sm);
+  }
+
+  /// A counterexample of a kernel whose libdevice calls took their meaning
+  /// from another libdevice than the one it was linked with may show the
+  /// libraries' difference, not the compiler's: unknown, saying so.
+  void standIn(PairResult &R) {
+    if (R.Kind != Verdict::Counterexample || Library->used().empty() ||
+        O.LinkedLibdevice.empty() || LibdevicePath == O.LinkedLibdevice)
+      return;
+    std::string Functions;
+    for (const auto &[F, N] : Library->used())
+      Functions += (Functions.empty() ? "" : ", ") + F;
+    R.Kind = Verdict::Unknown;
+    R.Reason = "the LLVM IR differs from the TTGIR with " + Functions +
+               " from " + LibdevicePath + ", but the kernel was linked with " +
+               O.LinkedLibdevice +
+               " (not used here: give it with --libdevice); the two "
+               "libdevice versions may differ (" +
+               R.Cex->Explanation + ")";
+    R.Cex.reset();
+  }
+
+  /// Every combination of trip counts 0..LoopBound of the loops whose
+  /// counts are not constants (as stages/ttir_to_ttgir.cpp enumerates them).
+  PairResult cases() {
+    ttir::LiftOptions Base = baseOptions();
+    ttir::LiftResult Probe = ttir::liftKernel(C, Ttgir, Base);
+    prepare(Probe);
+    std::vector<std::pair<ttir::LoopKey, Origin>> Keys = Probe.UnassignedLoops;
+    if (Keys.size() > 3) {
+      PairResult R;
+      R.Kind = Verdict::Unknown;
+      R.Reason = "more than 3 loops with independent symbolic trip counts";
+      return R;
+    }
+    if (Keys.empty())
+      return compare(Probe, {}, "");
+    std::vector<std::string> LoopNames;
+    for (const auto &[K, From] : Keys)
+      LoopNames.push_back("scf.for" +
+                          (From.Loc.known() ? " at " + From.Loc.str() : ""));
+    PairResult Total;
+    Total.Kind = Verdict::Proved;
+    std::vector<std::string> Bounds = {"trip counts 0.." +
+                                       std::to_string(O.Check.LoopBound) +
+                                       " of " + joined(LoopNames)};
+    std::vector<uint64_t> Trips(Keys.size(), 1);
+    for (;;) {
+      std::vector<const Expr *> Facts;
+      std::string Name;
+      for (size_t I = 0; I < Keys.size(); ++I) {
+        Facts.push_back(ttir::tripCountCase(C, Keys[I].first, Trips[I]));
+        Name += (Name.empty() ? "" : ", ") + std::to_string(Trips[I]);
+      }
+      Name = "[trip count" + std::string(Keys.size() > 1 ? "s " : " ") + Name + "] ";
+      ttir::LiftOptions LO = Base;
+      for (size_t I = 0; I < Keys.size(); ++I)
+        LO.TripCounts[Keys[I].first] = Trips[I];
+      LO.Facts = Facts;
+      ttir::LiftResult LS = ttir::liftKernel(C, Ttgir, LO);
+      if (!LS.UnassignedLoops.empty())
+        throw UnsupportedError({}, "nested loops with symbolic trip counts");
+      PairResult R = compare(LS, Facts, Name);
+      for (QueryReport &Q : R.Queries)
+        Total.Queries.push_back(Q);
+      for (const std::string &X : R.Relaxations)
+        if (std::find(Total.Relaxations.begin(), Total.Relaxations.end(), X) ==
+            Total.Relaxations.end())
+          Total.Relaxations.push_back(X);
+      if (R.Bound != "none")
+        Bounds.push_back(R.Bound);
+      if (R.Kind == Verdict::Counterexample) {
+        Total.Kind = R.Kind;
+        Total.Cex = R.Cex;
+        Total.Cex->Notes.push_back("in the case " + Name.substr(1, Name.size() - 3) +
+                                   " of " + joined(LoopNames));
+        break;
+      }
+      if (R.Kind != Verdict::Proved && Total.Kind == Verdict::Proved) {
+        Total.Kind = R.Kind;
+        Total.Reason = Name + R.Reason;
+      }
+      // The next combination in the order 1, 2, ..., LoopBound, 0.
+      size_t I = 0;
+      for (; I < Trips.size(); ++I) {
+        if (Trips[I] == 0) {
+          Trips[I] = 1;
+          continue;
+        }
+        Trips[I] = Trips[I] == O.Check.LoopBound ? 0 : Trips[I] + 1;
+        break;
+      }
+      if (I == Trips.size())
+        break;
+    }
+    std::vector<std::string> Stated;
+    for (const std::string &B : Bounds)
+      if (B.find(": trip count ") == std::string::npos)
+        Stated.push_back(B);
+    Total.Bound = joined(Stated);
+    return Total;
+  }
+
+  //===--- One case -------------------------------------------------------===//
+
+  PairResult compare(const ttir::LiftResult &LS,
+                     const std::vector<const Expr *> &Facts,
+                     const std::string &CaseName);
+  std::vector<Side> instances(const Effects &E, uint64_t Limit);
+  void blame(Counterexample &X, const std::vector<Side> &Source,
+             const std::vector<Side> &Target, Canonicalizer &Canon,
+             const std::unordered_map<const Expr *, const Expr *> &Lifted);
+  std::string siteText(const CtaSite &S) const;
+};
+
+std::vector<Side> Checker::instances(const Effects &E, uint64_t Limit) {
+  std::vector<Side> Out;
+  for (const Write &W : E.Writes) {
+    if (W.Bound.empty()) {
+      Out.push_back({W});
+      continue;
+    }
+    bool Fits = forEachInstance(C, W.Bound, Limit, [&](const auto &Map) {
+      Write I = W;
+      I.Bound.clear();
+      I.Guard = substitute(C, W.Guard, Map);
+      I.Index = substitute(C, W.Index, Map);
+      I.Value = substitute(C, W.Value, Map);
+      I.Defined = substitute(C, W.Defined, Map);
+      Out.push_back({I});
+    });
+    if (!Fits || Out.size() > Limit)
+      throw UnsupportedError(W.From.Loc, "a store of more than " +
+                                             std::to_string(Limit) +
+                                             " elements");
+  }
+  return Out;
+}
+
+PairResult Checker::compare(const ttir::LiftResult &LS,
+                            const std::vector<const Expr *> &Facts,
+                            const std::string &CaseName) {
+  const CtaEffects &Cta = Llvm->Cta;
+  Effects Source = Library->apply(C, LS.Effects);
+  std::vector<const Expr *> Assumptions = O.Check.Assumptions;
+  std::vector<std::string> Specialised;
+  divisibility(C, Ttgir, Assumptions, Specialised);
+  addUnique(Assumptions, LS.Assumptions);
+  addUnique(Assumptions, Cta.Assumptions);
+  // The dynamic shared memory (global_smem, align 16) starts at an aligned
+  // address of the CTA's shared window, which is far below 2^24 bytes.
+  const Expr *Smem = C.symbol("smem", Type::i(32));
+  addUnique(Assumptions,
+            {C.icmp(ICmpPredicate::Ult, Smem, C.intConst(Type::i(32), 1 << 24)),
+             C.eq(C.andOf(Smem, C.intConst(Type::i(32), 15)),
+                  C.intConst(Type::i(32), 0))});
+  addUnique(Assumptions, Facts);
+
+  std::vector<Side> S = instances(Source, 1 << 14), T;
+  for (size_t K = 0; K < Cta.Effects.Writes.size(); ++K)
+    T.push_back({Cta.Effects.Writes[K], Cta.WriteThread[K], Cta.WriteLines[K]});
+
+  // Launch arithmetic the two sides spell differently, proved equal.
+  std::vector<const Expr *> SourceRoots, TargetRoots;
+  for (const Side &X : S)
+    SourceRoots.insert(SourceRoots.end(),
+                       {X.W.Guard, X.W.Index, X.W.Value, X.W.Defined});
+  for (const Side &X : T)
+    TargetRoots.insert(TargetRoots.end(),
+                       {X.W.Guard, X.W.Index, X.W.Value, X.W.Defined});
+  for (const UndefinedBehavior &U : Cta.Effects.Undefined)
+    TargetRoots.push_back(U.Condition);
+  Unification U =
+      unifyLaunchTerms(C, SourceRoots, TargetRoots, Assumptions, O.Check.Solver);
+  Canonicalizer Canon(C);
+  std::unordered_map<const Expr *, const Expr *> Lifted; // canonical -> lifted
+  auto Canonical = [&](const Expr *E) {
+    const Expr *R = Canon(E, U.Map);
+    Lifted.emplace(R, E);
+    return R;
+  };
+  for (std::vector<Side> *Sides : {&S, &T})
+    for (Side &X : *Sides) {
+      X.W.Guard = Canonical(X.W.Guard);
+      X.W.Index = Canonical(X.W.Index);
+      X.W.Value = Canonical(X.W.Value);
+      X.W.Defined = Canonical(X.W.Defined);
+    }
+
+  // Each target write with the element it writes (the source instance at
+  // the same index node); an unmatched one with a write that never happens.
+  std::map<std::pair<std::string, const Expr *>, std::vector<size_t>> ByIndex;
+  for (size_t K = 0; K < S.size(); ++K)
+    if (!S[K].W.Guard->isFalse())
+      ByIndex[{S[K].W.Buffer, S[K].W.Index}].push_back(K);
+  std::vector<Side> PS, PT;
+  std::vector<bool> Covered(S.size(), false);
+  bool Ambiguous = false;
+  for (const Side &X : T) {
+    auto It = ByIndex.find({X.W.Buffer, X.W.Index});
+    if (It == ByIndex.end()) {
+      Side D{X.W};
+      D.W.Guard = C.falseExpr();
+      D.Dummy = true;
+      PS.push_back(D);
+      PT.push_back(X);
+      continue;
+    }
+    Ambiguous |= It->second.size() > 1;
+    size_t K = It->second.front();
+    Covered[K] = true;
+    PS.push_back(S[K]);
+    PT.push_back(X);
+  }
+  for (size_t K = 0; K < S.size(); ++K)
+    if (!Covered[K] && !S[K].W.Guard->isFalse()) {
+      Side D = S[K];
+      D.W.Guard = C.falseExpr();
+      D.Dummy = true;
+      PS.push_back(S[K]);
+      PT.push_back(D);
+    }
+  if (Ambiguous)
+    throw UnsupportedError({}, "the TTGIR writes one element more than once; "
+                               "not matched to the LLVM IR's writes");
+  // A write's value matters only where its guard holds.
+  GuardSimplifier Under(C);
+  for (std::vector<Side> *Sides : {&PS, &PT})
+    for (Side &X : *Sides) {
+      X.W.Value = Canonical(Under(X.W.Value, X.W.Guard));
+      X.W.Defined = Canonical(Under(X.W.Defined, X.W.Guard));
+    }
+
+  Effects PairedSource, PairedTarget;
+  PairedSource.Buffers = Source.Buffers;
+  PairedTarget.Buffers = Cta.Effects.Buffers;
+  for (const Side &X : PS)
+    PairedSource.Writes.push_back(X.W);
+  for (const Side &X : PT)
+    PairedTarget.Writes.push_back(X.W);
+  for (UndefinedBehavior Ub : Source.Undefined) {
+    Ub.Condition = Canonical(Ub.Condition);
+    PairedSource.Undefined.push_back(Ub);
+  }
+  for (UndefinedBehavior Ub : Cta.Effects.Undefined) {
+    Ub.Condition = Canonical(Ub.Condition);
+    if (!Ub.Condition->isFalse())
+      PairedTarget.Undefined.push_back(Ub);
+  }
+  PairedSource.Atomics = Source.Atomics;
+  PairedTarget.Atomics = Cta.Effects.Atomics;
+
+  if (getenv("STAGECHECK_DEBUG_PAIRS")) {
+    unsigned Shown = 0;
+    for (size_t K = 0; K < PS.size() && Shown < 2; ++K) {
+      if (PS[K].W.Guard == PT[K].W.Guard && PS[K].W.Value == PT[K].W.Value &&
+          PS[K].W.Index == PT[K].W.Index && PT[K].W.Defined->isTrue())
+        continue;
+      ++Shown;
+      std::cerr << "pair " << K << "\n S guard " << printExpr(PS[K].W.Guard)
+                << "\n T guard " << printExpr(PT[K].W.Guard) << "\n S index "
+                << printExpr(PS[K].W.Index) << "\n T index "
+                << printExpr(PT[K].W.Index) << "\n S value "
+                << printExpr(PS[K].W.Value) << "\n T value "
+                << printExpr(PT[K].W.Value) << "\n T defined "
+                << printExpr(PT[K].W.Defined) << "\n";
+    }
+  }
+  CheckOptions CO = O.Check;
+  CO.Assumptions.clear();
+  for (const Expr *A : Assumptions)
+    CO.Assumptions.push_back(Canonical(A));
+  PairResult R = checkRefinement(C, PairedSource, PairedTarget, CO);
+  for (QueryReport &Q : R.Queries)
+    Q.Name = CaseName + Q.Name;
+  if (U.Proposed)
+    R.Queries.insert(R.Queries.begin(),
+                     {CaseName + "launch arithmetic: " + std::to_string(U.Proved) +
+                          " of " + std::to_string(U.Proposed) +
+                          " terms proved equal",
+                      smt::Outcome::Proved, "", U.Seconds, ""});
+  std::vector<std::string> Bounds = LS.Bounds;
+  Bounds.insert(Bounds.end(), Cta.Bounds.begin(), Cta.Bounds.end());
+  Bounds.insert(Bounds.end(), Specialised.begin(), Specialised.end());
+  R.Bound = Bounds.empty() ? "none" : joined(Bounds);
+  for (const auto &[Rule, Count] : LS.Rules)
+    R.Relaxations.push_back(Rule + " (" + std::to_string(Count) + ")");
+  for (const auto &[Function, Count] : Library->used())
+    R.Relaxations.push_back("libdevice " + Function + " (" +
+                            std::to_string(Count) + ") from " + LibdevicePath);
+  if (R.Cex)
+    blame(*R.Cex, PS, PT, Canon, Lifted);
+  standIn(R);
+  if (R.Kind == Verdict::Proved && !Cta.Races.empty()) {
+    R.Kind = Verdict::Unknown;
+    R.Reason = "a race on shared memory: " + Cta.Races.front();
+  }
+  return R;
+}
+
+std::string Checker::siteText(const CtaSite &S) const {
+  std::string Out = S.Site.Instruction + " (" + LlirName + ":" +
+                    std::to_string(S.Site.LlirLine);
+  if (S.Site.Source.known())
+    Out += ", " + S.Site.Source.str();
+  return Out + ")";
+}
+
+/// Names the LLVM IR write that differs, and the first instruction on its
+/// way whose value the TTGIR never computes.
+void Checker::blame(Counterexample &X, const std::vector<Side> &Source,
+                    const std::vector<Side> &Target, Canonicalizer &Canon,
+                    const std::unordered_map<const Expr *, const Expr *> &Lifted) {
+  const CtaEffects &Cta = Llvm->Cta;
+  const Side *Culprit = nullptr;
+  size_t Pair = 0;
+  Env Inputs = X.Inputs;
+  for (size_t K = 0; K < Target.size() && X.Index; ++K) {
+    if (Target[K].Dummy || Target[K].W.Buffer != X.Buffer)
+      continue;
+    try {
+      std::vector<const Expr *> Roots = {Target[K].W.Guard, Target[K].W.Index};
+      for (const Expr *N : postOrder(Roots))
+        if (N->op() == Op::Symbol && !Inputs.symbol(N->name()))
+          Inputs.setSymbol(N->name(), Value::ofBits(N->type(), 0));
+      Interpreter I(Inputs);
+      if (I.eval(Target[K].W.Guard).isTrue() &&
+          I.eval(Target[K].W.Index).Bits == *X.Index) {
+        Culprit = &Target[K];
+        Pair = K;
+      }
+    } catch (const EvalError &) {
+    }
+  }
+  if (!Culprit) {
+    for (size_t K = 0; K < Cta.Effects.Undefined.size(); ++K)
+      if (Cta.Effects.Undefined[K].From.Op == X.TargetOrigin.Op &&
+          Cta.Effects.Undefined[K].From.Loc.str() == X.TargetOrigin.Loc.str()) {
+        X.Notes.push_back("LLVM IR: thread " +
+                          std::to_string(Cta.UndefinedThread[K]) + ", " +
+                          X.TargetOrigin.Op + " (" + LlirName + ":" +
+                          std::to_string(Cta.UndefinedLines[K]) + ")");
+        break;
+      }
+    return;
+  }
+  std::string Where = Culprit->W.From.Op + " (" + LlirName + ":" +
+                      std::to_string(Culprit->Line);
+  if (Culprit->W.From.Loc.known())
+    Where += ", " + Culprit->W.From.Loc.str();
+  X.Notes.push_back("LLVM IR: thread " + std::to_string(Culprit->Thread) +
+                    " writes it at " + Where + ")");
+  // Departure: the earliest instruction whose value is not a TTGIR value.
+  std::set<const Expr *> Known;
+  std::vector<const Expr *> SourceRoots;
+  for (const Side &S : Source)
+    if (!S.Dummy)
+      SourceRoots.insert(SourceRoots.end(), {S.W.Value, S.W.Guard, S.W.Index});
+  for (const Expr *N : postOrder(SourceRoots))
+    Known.insert(N);
+  const Expr *Roots[] = {Culprit->W.Value, Culprit->W.Guard, Culprit->W.Index};
+  std::optional<CtaSite> Best;
+  for (const Expr *N : postOrder(Roots)) {
+    if (Known.count(N))
+      continue;
+    bool Minimal = std::all_of(N->operands().begin(), N->operands().end(),
+                               [&](const Expr *O) { return Known.count(O) > 0; });
+    if (!Minimal)
+      continue;
+    const Expr *Resolved = N;
+    if (auto It = Lifted.find(N); It != Lifted.end())
+      Resolved = It->second;
+    std::optional<CtaSite> Site;
+    if (auto It = Cta.Sites.find(Resolved); It != Cta.Sites.end())
+      Site = It->second;
+    else
+      for (unsigned T = 0; T < Llvm->Threads.size() && !Site; ++T)
+        if (auto P = Llvm->Threads[T].Provenance.find(Resolved);
+            P != Llvm->Threads[T].Provenance.end())
+          Site = CtaSite{P->second, T, Resolved};
+    if (Site && Site->Site.LlirLine &&
+        (!Best || Site->Site.LlirLine < Best->Site.LlirLine))
+      Best = Site;
+  }
+  (void)Pair;
+  (void)Canon;
+  if (!Best)
+    return;
+  std::string Note = "the LLVM IR first differs from the TTGIR at " +
+                     siteText(*Best) + " in thread " + std::to_string(Best->Thread);
+  // A value received from another thread: name the exchange too.
+  if (Best->Lifted)
+    for (const Expr *Operand : Best->Lifted->operands())
+      if (auto It = Cta.ExchangeSites.find(Operand); It != Cta.ExchangeSites.end())
+        Note += ", from what " + siteText(It->second) + " delivered";
+  X.Notes.push_back(Note);
+}
+
+std::string readText(const std::string &Path) {
+  std::ifstream In(Path);
+  if (!In)
+    throw InputError({Path, 0, 0}, "cannot read " + Path);
+  std::stringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+} // namespace
+
+std::string linkedLibdevice(const std::string &MetadataPath) {
+  // "extern_libs": [["libdevice", "/path/libdevice.10.bc"]]
+  std::ifstream In(MetadataPath);
+  std::stringstream S;
+  S << In.rdbuf();
+  std::string Text = S.str();
+  size_t At = Text.find("\"extern_libs\"");
+  if (At == std::string::npos)
+    return "";
+  At = Text.find("\"libdevice\"", At);
+  if (At == std::string::npos)
+    return "";
+  size_t Open = Text.find('"', Text.find(',', At) + 1);
+  size_t Close = Open == std::string::npos ? Open : Text.find('"', Open + 1);
+  if (Close == std::string::npos)
+    return "";
+  return Text.substr(Open + 1, Close - Open - 1);
+}
+
+PairResult checkTtgirToLlir(Context &C, const ttir::Module &Ttgir,
+                            const std::string &LlirText,
+                            const std::string &LlirName,
+                            const TtgirToLlirOptions &O) {
+  return Checker(C, Ttgir, LlirText, LlirName, O).run();
+}
+
+PairResult checkTtgirToLlir(Context &C, const std::string &TtgirPath,
+                            const std::string &LlirPath,
+                            const TtgirToLlirOptions &O) {
+  ttir::Module M = ttir::parseModuleFile(TtgirPath);
+  return checkTtgirToLlir(C, M, readText(LlirPath), LlirPath, O);
+}
+
+TtgirToLlirOptions optionsForLaunch(const bundle::Manifest &M,
+                                    const bundle::Launch &L,
+                                    const CheckOptions &O) {
+  TtgirToLlirOptions T;
+  T.Check = O;
+  T.Capability = unsigned(M.Capability);
+  T.Interface = L.interface(M.Tensors);
+  std::string Meta = L.file("metadata");
+  if (!Meta.empty())
+    T.LinkedLibdevice = linkedLibdevice(Meta);
+  return T;
+}
+
+PairResult checkTtgirToLlir(Context &C, const bundle::Manifest &M,
+                            const bundle::Launch &L, const CheckOptions &O) {
+  std::string Ttgir = L.file("ttgir"), Llir = L.file("llir");
+  if (Ttgir.empty() || Llir.empty())
+    throw InputError({}, "kernel " + L.Kernel +
+                             " lists no TTGIR or no LLVM IR file");
+  return checkTtgirToLlir(C, Ttgir, Llir, optionsForLaunch(M, L, O));
+}
+
+} // namespace stagecheck::stages

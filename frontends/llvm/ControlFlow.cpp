@@ -291,6 +291,21 @@ void FunctionLifter::leave(const llvm::BasicBlock &From,
   Incoming[&To].push_back(std::move(E));
 }
 
+void FunctionLifter::noteReturn(const Lanes &L) {
+  // Exactly one `ret` runs: the first one met is the default of the chain.
+  if (Out.ReturnValue.empty()) {
+    for (const Lane &X : L) {
+      Out.ReturnValue.push_back(X.V);
+      Out.ReturnDefined.push_back(X.Def);
+    }
+    return;
+  }
+  for (size_t K = 0; K < L.size() && K < Out.ReturnValue.size(); ++K) {
+    Out.ReturnValue[K] = C.select(Path, L[K].V, Out.ReturnValue[K]);
+    Out.ReturnDefined[K] = C.select(Path, L[K].Def, Out.ReturnDefined[K]);
+  }
+}
+
 void FunctionLifter::liftTerminator(const llvm::Instruction &I) {
   const llvm::BasicBlock &B = *I.getParent();
   if (auto *Br = llvm::dyn_cast<llvm::BranchInst>(&I)) {
@@ -316,8 +331,11 @@ void FunctionLifter::liftTerminator(const llvm::Instruction &I) {
     leave(B, *Sw->getDefaultDest(), C.andOf(Path, None));
     return;
   }
-  if (llvm::isa<llvm::ReturnInst>(I))
+  if (auto *Ret = llvm::dyn_cast<llvm::ReturnInst>(&I)) {
+    if (const llvm::Value *V = Ret->getReturnValue())
+      noteReturn(operand(V));
     return;
+  }
   if (llvm::isa<llvm::UnreachableInst>(I)) {
     M.undefined(C.trueExpr(), "unreachable executed", origin(spell(I)));
     return;

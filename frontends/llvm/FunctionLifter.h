@@ -176,6 +176,8 @@ private:
   void liftTerminator(const llvm::Instruction &I);
   void leave(const llvm::BasicBlock &From, const llvm::BasicBlock &To,
              const ir::Expr *Cond);
+  /// A `ret` of a value on the current path: merged into Out.ReturnValue.
+  void noteReturn(const Lanes &L);
   const ir::Expr *pathOf(const llvm::BasicBlock &B,
                          const std::vector<EdgeIn> &In);
   const ir::Expr *anyOf(const std::vector<EdgeIn> &In);

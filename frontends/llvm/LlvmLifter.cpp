@@ -351,10 +351,59 @@ LlvmLift liftLlvmText(Context &C, std::string_view Text,
   Facts.ReflectFtz = reflectFtz(*P.Module);
   Facts.SmVersion = smVersion(F, O.Capability);
   ptx::ThreadModel M(C, Interface, blockSize(F, FileName));
+  if (O.ThreadId)
+    M.setConcreteThreadId(*O.ThreadId);
+  M.setExchangePrefix(O.ExchangePrefix);
   LlvmLift Out;
   FunctionLifter(C, M, F, Facts, O, Out).run();
   Out.Thread = M.finish();
   return Out;
+}
+
+//===----------------------------------------------------------------------===//
+// A module read once
+//===----------------------------------------------------------------------===//
+
+struct LlvmModule::Impl {
+  std::string Text, FileName;
+  ParsedModule Parsed;
+};
+
+LlvmModule::LlvmModule(std::unique_ptr<Impl> P) : P(std::move(P)) {}
+LlvmModule::~LlvmModule() = default;
+
+std::unique_ptr<LlvmModule> LlvmModule::fromText(std::string Text,
+                                                 const std::string &FileName) {
+  auto I = std::make_unique<Impl>();
+  I->Text = std::move(Text);
+  I->FileName = FileName;
+  I->Parsed = parse(I->Text, FileName);
+  return std::unique_ptr<LlvmModule>(new LlvmModule(std::move(I)));
+}
+
+LlvmLift LlvmModule::lift(Context &C, const KernelInterface &Interface,
+                          const LlvmLiftOptions &O) const {
+  const llvm::Function &F =
+      findKernel(*P->Parsed.Module, O.Kernel, P->FileName);
+  ModuleFacts Facts;
+  Facts.Layout = &P->Parsed.Module->getDataLayout();
+  Facts.FileName = P->FileName;
+  Facts.Lines = instructionLines(F, *P->Parsed.Locations, P->Text);
+  Facts.ReflectFtz = reflectFtz(*P->Parsed.Module);
+  Facts.SmVersion = smVersion(F, O.Capability);
+  ptx::ThreadModel M(C, Interface, llvmir::blockSize(F, P->FileName));
+  if (O.ThreadId)
+    M.setConcreteThreadId(*O.ThreadId);
+  M.setExchangePrefix(O.ExchangePrefix);
+  LlvmLift Out;
+  FunctionLifter(C, M, F, Facts, O, Out).run();
+  Out.Thread = M.finish();
+  return Out;
+}
+
+std::array<unsigned, 3> LlvmModule::blockSize(const std::string &Kernel) const {
+  return llvmir::blockSize(findKernel(*P->Parsed.Module, Kernel, P->FileName),
+                           P->FileName);
 }
 
 namespace {
@@ -422,6 +471,16 @@ Type pointeeType(const llvm::Argument &A) {
 }
 
 } // namespace
+
+std::unique_ptr<LlvmModule> LlvmModule::readFile(const std::string &Path) {
+  return fromText(llvmir::readFile(Path), Path);
+}
+
+int reflectFtzOf(const std::string &LlirPath) {
+  std::string Text = readFile(LlirPath);
+  ParsedModule P = parse(Text, LlirPath);
+  return reflectFtz(*P.Module);
+}
 
 LlvmLift liftLlvmFile(Context &C, const std::string &Path,
                       const KernelInterface &Interface,

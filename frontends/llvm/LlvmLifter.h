@@ -48,6 +48,9 @@
 
 #include "ptx_lifter/ThreadModel.h"
 
+#include <array>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -68,6 +71,12 @@ struct LlvmLiftOptions {
   /// NVPTX fuses any fmul into an fadd/fsub), so every FAdd/FSub of an
   /// FMul is contractible, not only those the IR marks `contract`.
   bool FpFusion = false;
+  /// Lift the thread with this id (tid.x, tid.y, tid.z) rather than a
+  /// symbolic one: lanes, shared offsets and register indices fold.
+  std::optional<std::array<unsigned, 3>> ThreadId;
+  /// Prepended to the names of exchange results ("t5." gives
+  /// "t5.xchg.3.0"; ptx::ThreadModel::setExchangePrefix).
+  std::string ExchangePrefix;
 };
 
 /// LLVM's fast-math flags on the instruction that made a float node.
@@ -106,6 +115,9 @@ struct LlvmLift {
   /// The fast-math flags of the instruction that made each float result
   /// (nnan and ninf are also lifted as poison conditions).
   std::unordered_map<const ir::Expr *, FastMathFlags> FastMath;
+  /// A function that returns a value (liftFunction): its lanes and their
+  /// definedness, merged over the paths that return.
+  std::vector<const ir::Expr *> ReturnValue, ReturnDefined;
 };
 
 /// Reads and lifts a .llir file. A file that does not parse throws
@@ -121,6 +133,63 @@ LlvmLift liftLlvmText(ir::Context &C, std::string_view Text,
                       const std::string &FileName,
                       const ir::KernelInterface &Interface,
                       const LlvmLiftOptions &O = {});
+
+/// A module read once and lifted many times (one thread of a CTA after
+/// another): parsing is the costly part of a lift.
+class LlvmModule {
+public:
+  /// Throws as liftLlvmFile does.
+  static std::unique_ptr<LlvmModule> readFile(const std::string &Path);
+  static std::unique_ptr<LlvmModule> fromText(std::string Text,
+                                              const std::string &FileName);
+  ~LlvmModule();
+  LlvmLift lift(ir::Context &C, const ir::KernelInterface &Interface,
+                const LlvmLiftOptions &O = {}) const;
+  /// The kernel's required block size (x, y, z), {0,0,0} when it has none.
+  std::array<unsigned, 3> blockSize(const std::string &Kernel = {}) const;
+
+private:
+  struct Impl;
+  explicit LlvmModule(std::unique_ptr<Impl> P);
+  std::unique_ptr<Impl> P;
+};
+
+/// A function of scalars lifted to what it returns: libdevice's __nv_expf
+/// as an expression over its parameter symbols.
+struct FunctionBody {
+  /// One symbol per parameter ("<function>.p0", ...), in order.
+  std::vector<const ir::Expr *> Params;
+  const ir::Expr *Result = nullptr;
+  const ir::Expr *Defined = nullptr; // i1: the result is not poison
+  /// Undefined behaviour the body can reach (a failed llvm.assume...).
+  std::vector<ir::UndefinedBehavior> Undefined;
+};
+
+/// A library of device functions (libdevice.10.bc, or LLVM IR text), read
+/// once. __nvvm_reflect answers as LLVM 22's NVVMReflect pass does for the
+/// kernel that links the library: "__CUDA_FTZ" is ReflectFtz (the
+/// kernel's nvvm-reflect-ftz module flag), "__CUDA_ARCH" SmVersion * 10.
+class LlvmLibrary {
+public:
+  /// Bitcode or text; throws ir::InputError when the file cannot be read.
+  static std::unique_ptr<LlvmLibrary> open(const std::string &Path);
+  ~LlvmLibrary();
+  bool defines(const std::string &Function) const;
+  /// Lifts Function, whose parameters and result are scalars, with control
+  /// flow merged and loops unrolled as in a kernel. A body that touches
+  /// memory, communicates, or uses an instruction that is not modelled is
+  /// ir::UnsupportedError.
+  FunctionBody lift(ir::Context &C, const std::string &Function,
+                    int ReflectFtz, unsigned SmVersion) const;
+
+private:
+  struct Impl;
+  explicit LlvmLibrary(std::unique_ptr<Impl> P);
+  std::unique_ptr<Impl> P;
+};
+
+/// The nvvm-reflect-ftz module flag of a .llir file (0 when absent).
+int reflectFtzOf(const std::string &LlirPath);
 
 /// The kernel's interface as far as the LLVM IR shows it, for a pair
 /// checked without a bundle: parameter K is a pointer when its LLVM type is

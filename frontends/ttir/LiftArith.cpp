@@ -185,6 +185,8 @@ static const Expr *noOverflow(Context &C, Op Kind, const Expr *A,
 
 bool Lifter::liftArith(const Operation &O) {
   const std::string &N = O.Name;
+  if (Opt.Lowering && liftLoweredArith(O))
+    return true;
   if (N == "arith.constant") {
     if (!O.Value)
       malformed(O, "has no value");

@@ -327,7 +327,9 @@ bool Lifter::liftTensorOp(const Operation &O) {
       std::vector<Val> Rt = Tree(Lo + Half, Hi);
       return combine(O, L, Rt);
     };
-    std::vector<Val> Reduced = Tree(0, Extent);
+    std::vector<Val> Reduced = Opt.Lowering
+                                   ? reduceLowered(O, Srcs, A, Leaf)
+                                   : Tree(0, Extent);
     std::vector<Val> Results;
     for (size_t I = 0; I < Reduced.size(); ++I) {
       TypePtr Ty = resultType(O, I);

@@ -468,6 +468,19 @@ void Lifter::liftOp(const Operation &O) {
   unsigned Saved = NodesBefore;
   NodesBefore = unsigned(C.numNodes());
   CurrentInputs = inputsOf(O);
+  // Lowering: values leave the thread that computed them here.
+  std::vector<std::pair<std::string, std::vector<Val>>> Unpinned;
+  const Expr *SavedGuard = Guard;
+  if (LaneSym && crossesThreads(O.Name)) {
+    pinOperands(O, Unpinned);
+    Guard = pinnedForOp(Guard, O);
+  }
+  auto Restore = [&] {
+    for (auto &[Name, Vs] : Unpinned)
+      Frames.back()[Name] = std::move(Vs);
+    Unpinned.clear();
+    Guard = SavedGuard;
+  };
   try {
     if (O.Name == "scf.for")
       liftFor(O);
@@ -485,6 +498,7 @@ void Lifter::liftOp(const Operation &O) {
       // writes only to the host's console.
     } else if (!liftArith(O) && !liftTensorOp(O) && !liftMemoryOp(O))
       unsupported(O, "unsupported op " + O.Name);
+    Restore();
     if (O.numResults() > 0) {
       std::vector<Val> Results;
       for (const auto &[Name, Count] : O.Results) {
@@ -509,6 +523,8 @@ void Lifter::liftOp(const Operation &O) {
 void Lifter::addUndefined(const Expr *Cond, const std::vector<int64_t> &Shape,
                           const std::string &Reason, const Operation &O) {
   const Expr *When = C.andOf(Guard, Cond);
+  if (LaneSym)
+    When = pinnedForOp(When, O);
   if (When->isFalse())
     return;
   recordProvenance(O, When);
@@ -836,6 +852,8 @@ LiftResult Lifter::run() {
   if (K->Body.Blocks.empty())
     throw InputError(stagePos(K->Pos), "the kernel has no body");
   R.Interface.Kernel = K->Name;
+  if (Opt.Lowering)
+    initThreadSymbols();
   Frames.emplace_back();
   Operation Signature; // for messages about the parameters
   Signature.Name = "tt.func";
@@ -872,6 +890,18 @@ LiftResult Lifter::run() {
     liftBlock(K->Body.Blocks.front(), {});
   } catch (const SummaryAbort &A) {
     R.NotSummarized = A.Why;
+  }
+  if (LaneSym) {
+    // Every effect names the thread that makes it (Lowering).
+    for (const Write &W : R.Effects.Writes)
+      for (const Expr *E : {W.Guard, W.Index, W.Value, W.Defined})
+        if (mentionsThread(E))
+          throw UnsupportedError(W.From.Loc, "a value that depends on the "
+                                             "thread reaches " + W.From.Op);
+    for (const UndefinedBehavior &U : R.Effects.Undefined)
+      if (mentionsThread(U.Condition))
+        throw UnsupportedError(U.From.Loc, "a value that depends on the "
+                                           "thread reaches " + U.From.Op);
   }
   return std::move(R);
 }

@@ -9,7 +9,8 @@
 //  - tt.store is a write family over e0..e(r-1); masks and control flow go
 //    into its guard; tt.atomic_* are atomics, one per element;
 //  - reductions unroll their combine region over the reduced dimension, as a
-//    balanced tree in index order (docs/lifting-conventions.md);
+//    balanced tree in index order (docs/lifting-conventions.md), or in the
+//    order Triton's lowering combines them (LiftOptions::Lowering);
 //  - layout ops (convert_layout, local_alloc/local_load round trips) are
 //    identities on element values; shared memory is modelled per allocation,
 //    with async copies completing at the async_wait that covers them.
@@ -96,6 +97,12 @@ struct LiftOptions {
   /// The case's trip-count conditions: only conditions that share a symbol
   /// with them are put to the oracle.
   std::vector<const ir::Expr *> Facts;
+  /// Lift TTGIR as Triton 3.6's NVIDIA lowering computes it where that is
+  /// not a plain equality (frontends/ttir/LiftLowering.cpp): reductions in
+  /// the lowering's tree order for the operand's layout, math.exp as
+  /// ex2.approx, arith.divf as div.full, math.sqrt and math.log as libdevice
+  /// calls. The rules used are counted in LiftResult::Rules.
+  bool Lowering = false;
 };
 
 struct LiftResult {
@@ -116,6 +123,9 @@ struct LiftResult {
   /// Every op execution, in order (ops in unrolled loops and combine
   /// regions once per execution).
   std::vector<OpTrace> Trace;
+  /// LiftOptions::Lowering: each lowering rule used, with the number of ops
+  /// it was applied to.
+  std::map<std::string, unsigned> Rules;
 };
 
 /// Lifts M's kernel. Throws ir::InputError for malformed input and

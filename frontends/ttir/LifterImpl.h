@@ -11,9 +11,10 @@
 
 #include "frontends/ttir/Lifter.h"
 #include "ir/Errors.h"
+#include "layout/Encoding.h"
 
+#include <functional>
 #include <map>
-
 #include <set>
 #include <unordered_map>
 
@@ -41,6 +42,10 @@ struct Val {
 
   unsigned rank() const { return unsigned(Shape.size()); }
 };
+
+/// A TTGIR encoding as the layout library describes it; throws
+/// ir::UnsupportedError for one it does not model.
+layout::EncodingPtr toEncoding(const Layout &L);
 
 /// Thrown inside LoopMode::Summarize when a loop cannot be summarised; the
 /// lift as a whole then reports NotSummarized.
@@ -174,6 +179,31 @@ public:
   void writeView(const Val &View, const Val &Value, const ir::Expr *Mask,
                  const Operation &O);
   void checkPendingCopies(const Val &View, const Operation &O);
+
+  // Lowering (LiftLowering.cpp, LiftOptions::Lowering).
+  const ir::Expr *LaneSym = nullptr, *WarpSym = nullptr;
+  std::unordered_map<const ir::Expr *, bool> ThreadDeps;
+  struct Holder {
+    const ir::Expr *Lane, *Warp; // i32 over the index symbols
+  };
+  std::map<std::string, Holder> Representatives;
+  std::map<std::string, std::set<std::pair<unsigned, unsigned>>> RuleSites;
+  void initThreadSymbols();
+  bool mentionsThread(const ir::Expr *E);
+  /// The thread Triton takes an element of a tensor of type Ty from.
+  const Holder &representative(const MType &Ty, const Operation &O);
+  const ir::Expr *withThread(const ir::Expr *E, const ir::Expr *Lane,
+                             const ir::Expr *Warp);
+  Val pinned(const Val &V, const Operation &O);
+  const ir::Expr *pinnedForOp(const ir::Expr *E, const Operation &O);
+  static bool crossesThreads(const std::string &Name);
+  void pinOperands(const Operation &O,
+                   std::vector<std::pair<std::string, std::vector<Val>>> &Saved);
+  void noteRule(const std::string &Rule, const Operation &O);
+  bool liftLoweredArith(const Operation &O);
+  std::vector<Val>
+  reduceLowered(const Operation &O, const std::vector<Val> &Srcs, unsigned Axis,
+                const std::function<std::vector<Val>(int64_t)> &Leaf);
 
   // Provenance.
   unsigned NodesBefore = 0;

@@ -1,0 +1,445 @@
+//===- LiftLowering.cpp - TTGIR as Triton's NVIDIA lowering computes it ---===//
+//
+// LiftOptions::Lowering: where Triton 3.6's lowering to LLVM IR is not a
+// plain equality of the TTGIR op, the op is lifted as the lowering computes
+// it, and the rule is counted in LiftResult::Rules:
+//
+//  - "reduction tree order": tt.reduce combines, for the operand's layout,
+//    each thread's registers in register order, then the lanes of a warp by
+//    butterfly shuffles (the highest lane bit along the axis first), then
+//    the warps through shared memory by the same butterfly
+//    (lib/Conversion/TritonGPUToLLVM/ReduceOpToLLVM.cpp: reduceWithinThreads,
+//    warpReduce, accumulatePartialReductions). Each combine is
+//    combine(own, received). A warp-synchronous reduction leaves each lane
+//    its own tree, so the result depends on the thread that holds it: the
+//    symbols ttgir.lane and ttgir.warp stand for "the thread that computes
+//    this element", and ops whose lowering moves values between threads
+//    (stores, layout conversions, shared memory, dots) first fix them to
+//    the thread Triton takes the value from (the representative holder:
+//    broadcast bits zero).
+//  - "exp -> ex2.approx": math.exp on f32 is ex2.approx.f32(x * log2 e);
+//  - "divf -> div.full": arith.divf on f32 is div.full.f32;
+//  - "sqrt -> __nv_sqrtf", "log -> __nv_logf": math.sqrt and math.log on
+//    f32 call libdevice (its body gives them their meaning).
+//
+//===----------------------------------------------------------------------===//
+#include "frontends/ttir/LifterImpl.h"
+
+#include "layout/Layouts.h"
+#include "layout/Symbolic.h"
+
+#include <algorithm>
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::ttir {
+
+namespace {
+
+std::optional<layout::CTALayout> ctaOf(const Layout &L) {
+  if (L.CTAsPerCGA.empty() && L.CTASplitNum.empty() && L.CTAOrder.empty())
+    return std::nullopt;
+  return layout::CTALayout{L.CTAsPerCGA, L.CTASplitNum, L.CTAOrder};
+}
+
+} // namespace
+
+layout::EncodingPtr toEncoding(const Layout &L) {
+  using layout::Encoding;
+  switch (L.K) {
+  case Layout::Kind::Blocked:
+    return std::make_shared<Encoding>(layout::BlockedEncoding{
+        L.SizePerThread, L.ThreadsPerWarp, L.WarpsPerCTA, L.Order, ctaOf(L)});
+  case Layout::Kind::Slice:
+    if (!L.Parent)
+      break;
+    return std::make_shared<Encoding>(
+        layout::SliceEncoding{unsigned(L.Dim), toEncoding(*L.Parent)});
+  case Layout::Kind::NvidiaMma:
+    return std::make_shared<Encoding>(layout::NvidiaMmaEncoding{
+        L.VersionMajor, L.VersionMinor, L.WarpsPerCTA, L.InstrShape,
+        ctaOf(L)});
+  case Layout::Kind::DotOperand:
+    if (!L.Parent)
+      break;
+    return std::make_shared<Encoding>(layout::DotOperandEncoding{
+        L.OpIdx, toEncoding(*L.Parent), L.KWidth});
+  case Layout::Kind::SwizzledShared:
+    return std::make_shared<Encoding>(layout::SwizzledSharedEncoding{
+        L.Vec, L.PerPhase, L.MaxPhase, L.Order, ctaOf(L)});
+  case Layout::Kind::NVMMAShared:
+    return std::make_shared<Encoding>(layout::NVMMASharedEncoding{
+        L.SwizzlingByteWidth, L.Transposed, L.ElementBitWidth, L.FP4Padded,
+        ctaOf(L)});
+  default:
+    break;
+  }
+  throw UnsupportedError({}, "layout " + L.Text + " is not modelled");
+}
+
+//===----------------------------------------------------------------------===//
+// The thread that computes an element
+//===----------------------------------------------------------------------===//
+
+void Lifter::initThreadSymbols() {
+  LaneSym = C.symbol("ttgir.lane", Type::i(32));
+  WarpSym = C.symbol("ttgir.warp", Type::i(32));
+}
+
+bool Lifter::mentionsThread(const Expr *E) {
+  if (!LaneSym || !E)
+    return false;
+  std::vector<const Expr *> Work = {E};
+  std::vector<const Expr *> Order;
+  // Memoised over the DAG: most values never mention the thread.
+  while (!Work.empty()) {
+    const Expr *X = Work.back();
+    if (ThreadDeps.count(X)) {
+      Work.pop_back();
+      continue;
+    }
+    bool Pending = false;
+    for (const Expr *Operand : X->operands())
+      if (!ThreadDeps.count(Operand)) {
+        Work.push_back(Operand);
+        Pending = true;
+      }
+    if (Pending)
+      continue;
+    Work.pop_back();
+    bool Mentions = X == LaneSym || X == WarpSym;
+    for (const Expr *Operand : X->operands())
+      Mentions |= ThreadDeps.at(Operand);
+    ThreadDeps[X] = Mentions;
+  }
+  return ThreadDeps.at(E);
+}
+
+const Lifter::Holder &Lifter::representative(const MType &Ty,
+                                             const Operation &O) {
+  std::string Key = Ty.Text;
+  if (auto It = Representatives.find(Key); It != Representatives.end())
+    return It->second;
+  Holder H{C.intConst(Type::i(32), 0), C.intConst(Type::i(32), 0)};
+  std::vector<int64_t> Shape = Ty.shape();
+  if (Ty.isTensor() && !Shape.empty()) {
+    if (!Ty.Encoding)
+      unsupported(O, "a tensor without a layout (" + Ty.Text + ")");
+    layout::DistributedLayout D(*toEncoding(*Ty.Encoding), Shape);
+    const layout::LinearLayout &L = D.linear();
+    // The element -> (lane, warp) map that picks, among an element's
+    // holders, the one whose broadcast bits are zero: linear, so one
+    // preimage per element bit gives it.
+    std::vector<std::string> Ins = {layout::kRegister, layout::kLane,
+                                    layout::kWarp, layout::kBlock};
+    std::vector<uint64_t> Free;
+    for (const std::string &In : Ins)
+      Free.push_back(L.hasInDim(In) ? L.freeVariableMask(In) : 0);
+    std::vector<layout::LinearLayout::InDim> Inverse;
+    unsigned Rank = unsigned(Shape.size());
+    for (unsigned Dim = 0; Dim < Rank; ++Dim) {
+      layout::LinearLayout::InDim In{layout::outDimName(Dim), {}};
+      int Out = L.outIndex(layout::outDimName(Dim));
+      for (int64_t Bit = 1; Bit < Shape[Dim]; Bit <<= 1) {
+        std::vector<int32_t> Unit(L.outs().size(), 0);
+        Unit[size_t(Out)] = int32_t(Bit);
+        std::optional<std::vector<int32_t>> Pick;
+        for (const std::vector<int32_t> &S : L.preimage(Unit)) {
+          bool Zero = true;
+          for (size_t K = 0; K < L.ins().size(); ++K) {
+            auto Pos = std::find(Ins.begin(), Ins.end(), L.ins()[K].Name);
+            if (Pos != Ins.end() && (uint64_t(S[K]) & Free[size_t(Pos - Ins.begin())]))
+              Zero = false;
+          }
+          if (Zero) {
+            Pick = S;
+            break;
+          }
+        }
+        if (!Pick)
+          unsupported(O, "a layout whose broadcast is not along single bits (" +
+                             Ty.Text + ")");
+        layout::LinearLayout::Basis B(2, 0);
+        for (size_t K = 0; K < L.ins().size(); ++K) {
+          if (L.ins()[K].Name == layout::kLane)
+            B[0] = (*Pick)[K];
+          else if (L.ins()[K].Name == layout::kWarp)
+            B[1] = (*Pick)[K];
+        }
+        In.Bases.push_back(B);
+      }
+      Inverse.push_back(std::move(In));
+    }
+    layout::LinearLayout Inv(
+        std::move(Inverse),
+        std::vector<layout::LinearLayout::OutDim>{
+            {layout::kLane, L.inDimSizeLog2(layout::kLane)},
+            {layout::kWarp, L.inDimSizeLog2(layout::kWarp)}});
+    std::map<std::string, const Expr *> Element;
+    for (unsigned Dim = 0; Dim < Rank; ++Dim)
+      Element[layout::outDimName(Dim)] = idx(Dim);
+    std::vector<const Expr *> LW = layout::applySymbolic(C, Inv, Element);
+    H = {LW[0], LW[1]};
+  }
+  return Representatives.emplace(Key, H).first->second;
+}
+
+const Expr *Lifter::withThread(const Expr *E, const Expr *Lane,
+                               const Expr *Warp) {
+  if (!mentionsThread(E))
+    return E;
+  return substitute(C, E, {{LaneSym, Lane}, {WarpSym, Warp}});
+}
+
+Val Lifter::pinned(const Val &V, const Operation &O) {
+  if (V.K != Val::Kind::Tensor || (!mentionsThread(V.E) &&
+                                   !mentionsThread(V.Defined)))
+    return V;
+  const Holder &H = V.Ty ? representative(*V.Ty, O)
+                         : representative(MType(), O);
+  Val Out = V;
+  Out.E = withThread(V.E, H.Lane, H.Warp);
+  Out.Defined = withThread(V.Defined, H.Lane, H.Warp);
+  return Out;
+}
+
+const Expr *Lifter::pinnedForOp(const Expr *E, const Operation &O) {
+  if (!mentionsThread(E))
+    return E;
+  TypePtr Ty;
+  if (!O.ResultTypes.empty() || !O.Types.empty())
+    Ty = resultType(O);
+  if (!Ty || !Ty->isTensor())
+    for (const TypePtr &T : O.Types)
+      if (T && T->isTensor()) {
+        Ty = T;
+        break;
+      }
+  const Holder &H = Ty ? representative(*Ty, O) : representative(MType(), O);
+  return withThread(E, H.Lane, H.Warp);
+}
+
+bool Lifter::crossesThreads(const std::string &Name) {
+  static const char *const Ops[] = {
+      "tt.store",         "tt.atomic_rmw",
+      "tt.atomic_cas",    "ttg.convert_layout",
+      "ttg.local_alloc",  "ttg.local_store",
+      "ttg.async_copy_global_to_local",
+      "tt.dot",           "ttng.warp_group_dot",
+      "tt.scan",          "tt.histogram",
+      "tt.gather",        "tt.descriptor_store",
+      "ttng.async_tma_copy_global_to_local"};
+  return std::find(std::begin(Ops), std::end(Ops), Name) != std::end(Ops);
+}
+
+void Lifter::pinOperands(const Operation &O,
+                         std::vector<std::pair<std::string, std::vector<Val>>> &Saved) {
+  auto &Frame = Frames.back();
+  for (const OperandRef &Ref : O.Operands) {
+    auto It = Frame.find(Ref.Name);
+    if (It == Frame.end() || Ref.Index >= It->second.size())
+      continue; // get() reports it
+    Val P = pinned(It->second[Ref.Index], O);
+    if (P.E == It->second[Ref.Index].E &&
+        P.Defined == It->second[Ref.Index].Defined)
+      continue;
+    if (std::none_of(Saved.begin(), Saved.end(),
+                     [&](const auto &S) { return S.first == Ref.Name; }))
+      Saved.push_back({Ref.Name, It->second});
+    It->second[Ref.Index] = P;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Rules
+//===----------------------------------------------------------------------===//
+
+void Lifter::noteRule(const std::string &Rule, const Operation &O) {
+  RuleSites[Rule].insert({O.Pos.Line, O.Pos.Column});
+  R.Rules[Rule] = unsigned(RuleSites[Rule].size());
+}
+
+bool Lifter::liftLoweredArith(const Operation &O) {
+  const std::string &N = O.Name;
+  bool Exp = N == "math.exp", Div = N == "arith.divf", Sqrt = N == "math.sqrt",
+       Log = N == "math.log";
+  if (!Exp && !Div && !Sqrt && !Log)
+    return false;
+  if (O.ResultTypes.empty() && O.Types.empty())
+    return false;
+  if (scalarType(*resultType(O), O) != Type::f32()) {
+    if (Div)
+      return false; // f64 divf is div.rn: the IEEE quotient
+    unsupported(O, "the lowering of " + N + " on " +
+                       scalarType(*resultType(O), O).str() +
+                       " is not modelled");
+  }
+  std::vector<Val> V = elementwiseOperands(O);
+  Type F32 = Type::f32();
+  const Expr *E;
+  if (Exp) {
+    // log2(e) rounded to f32, as the lowering's constant.
+    const Expr *Log2E = C.constant(F32, 0x3FB8AA3B);
+    const Expr *Args[] = {C.floatBinary(Op::FMul, V[0].E, Log2E)};
+    E = C.call("ex2.approx", F32, Args);
+    noteRule("exp -> ex2.approx", O);
+  } else if (Div) {
+    const Expr *Args[] = {V[0].E, V[1].E};
+    E = C.call("div.full", F32, Args);
+    noteRule("divf -> div.full", O);
+  } else {
+    const Expr *Args[] = {V[0].E};
+    E = C.call(Sqrt ? "__nv_sqrtf" : "__nv_logf", F32, Args);
+    noteRule(Sqrt ? "sqrt -> __nv_sqrtf" : "log -> __nv_logf", O);
+  }
+  define(O, elementwise(O, V, E));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The reduction tree of the lowering
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The input bits of one hardware dimension that move the reduced axis,
+/// and those that broadcast.
+struct AxisBits {
+  std::vector<unsigned> Bits;  // increasing
+  std::vector<int32_t> Steps;  // the axis offset each one adds (XOR)
+  uint32_t Mask = 0;           // Bits as a mask
+  uint32_t Broadcast = 0;      // zero bases
+  /// Sub-index X (bit j for Bits[j]) as the dimension's value.
+  uint32_t spread(uint32_t X) const {
+    uint32_t V = 0;
+    for (unsigned J = 0; J < Bits.size(); ++J)
+      if ((X >> J) & 1)
+        V |= 1u << Bits[J];
+    return V;
+  }
+  int32_t axis(uint32_t X) const {
+    int32_t A = 0;
+    for (unsigned J = 0; J < Bits.size(); ++J)
+      if ((X >> J) & 1)
+        A ^= Steps[J];
+    return A;
+  }
+  uint32_t count() const { return 1u << Bits.size(); }
+  bool contiguous() const {
+    for (unsigned J = 1; J < Bits.size(); ++J)
+      if (Bits[J] != Bits[J - 1] + 1)
+        return false;
+    return true;
+  }
+};
+
+} // namespace
+
+std::vector<Val> Lifter::reduceLowered(
+    const Operation &O, const std::vector<Val> &Srcs, unsigned Axis,
+    const std::function<std::vector<Val>(int64_t)> &Leaf) {
+  const Val &First = Srcs.front();
+  if (!First.Ty || !First.Ty->Encoding)
+    unsupported(O, "tt.reduce of a tensor without a layout");
+  layout::DistributedLayout D(*toEncoding(*First.Ty->Encoding), First.Shape);
+  const layout::LinearLayout &L = D.linear();
+  int AxisOut = L.outIndex(layout::outDimName(Axis));
+  auto Classify = [&](const char *Name) {
+    AxisBits B;
+    const auto &Bases = L.bases(Name);
+    for (unsigned I = 0; I < Bases.size(); ++I) {
+      bool Other = false;
+      for (size_t K = 0; K < Bases[I].size(); ++K)
+        if (int(K) != AxisOut && Bases[I][K] != 0)
+          Other = true;
+      int32_t Along = Bases[I][size_t(AxisOut)];
+      if (Along && Other)
+        unsupported(O, "tt.reduce over a layout whose " + std::string(Name) +
+                           " bit " + std::to_string(I) +
+                           " moves the axis and another dimension");
+      if (Along) {
+        B.Bits.push_back(I);
+        B.Steps.push_back(Along);
+        B.Mask |= 1u << I;
+      } else if (!Other) {
+        B.Broadcast |= 1u << I;
+      }
+    }
+    return B;
+  };
+  AxisBits Regs = Classify(layout::kRegister), Lanes = Classify(layout::kLane),
+           Warps = Classify(layout::kWarp);
+  for (const auto &B : L.bases(layout::kBlock))
+    if (std::any_of(B.begin(), B.end(), [](int32_t V) { return V != 0; }))
+      unsupported(O, "tt.reduce over several CTAs");
+  if (!Lanes.contiguous() || !Warps.contiguous())
+    unsupported(O, "tt.reduce over a layout whose lanes or warps along the "
+                   "axis are not contiguous bits");
+  noteRule("reduction tree order", O);
+
+  bool WarpSynchronous = Warps.Bits.empty();
+  Type I32 = Type::i(32);
+  auto Pin = [&](std::vector<Val> Vs, uint32_t LaneA, uint32_t WarpA) {
+    // The leaf as the thread that holds it computed it: the reducing
+    // thread with its axis bits replaced (and, for values published
+    // through shared memory, its broadcast bits zero).
+    uint32_t LaneClear = Lanes.Mask | (WarpSynchronous ? 0 : Lanes.Broadcast);
+    uint32_t WarpClear = Warps.Mask | Warps.Broadcast;
+    const Expr *Lane = C.orOf(C.andOf(LaneSym, C.intConst(I32, ~LaneClear)),
+                              C.intConst(I32, Lanes.spread(LaneA)));
+    const Expr *Warp = C.orOf(C.andOf(WarpSym, C.intConst(I32, ~WarpClear)),
+                              C.intConst(I32, Warps.spread(WarpA)));
+    for (Val &V : Vs) {
+      V.E = withThread(V.E, Lane, Warp);
+      V.Defined = withThread(V.Defined, Lane, Warp);
+    }
+    return Vs;
+  };
+  // One thread's registers, in register order: combine(acc, next).
+  auto ThreadFold = [&](uint32_t LaneA, uint32_t WarpA) {
+    std::vector<Val> Acc;
+    for (uint32_t R = 0; R < Regs.count(); ++R) {
+      int64_t A = Regs.axis(R) ^ Lanes.axis(LaneA) ^ Warps.axis(WarpA);
+      std::vector<Val> X = Pin(Leaf(A), LaneA, WarpA);
+      Acc = Acc.empty() ? X : combine(O, Acc, X);
+    }
+    return Acc;
+  };
+  // A butterfly over N sub-index bits, the highest first: every position
+  // combines its own value with the one across: combine(own, received).
+  auto Butterfly = [&](std::vector<std::vector<Val>> V, unsigned Bits) {
+    for (unsigned J = Bits; J-- > 0;) {
+      std::vector<std::vector<Val>> Next(V.size());
+      for (uint32_t X = 0; X < V.size(); ++X)
+        Next[X] = combine(O, V[X], V[X ^ (1u << J)]);
+      V = std::move(Next);
+    }
+    return V;
+  };
+  auto WarpLevel = [&](uint32_t WarpA) {
+    std::vector<std::vector<Val>> V;
+    for (uint32_t LaneA = 0; LaneA < Lanes.count(); ++LaneA)
+      V.push_back(ThreadFold(LaneA, WarpA));
+    return Butterfly(std::move(V), unsigned(Lanes.Bits.size()));
+  };
+  if (!WarpSynchronous) {
+    std::vector<std::vector<Val>> Partials;
+    for (uint32_t WarpA = 0; WarpA < Warps.count(); ++WarpA)
+      Partials.push_back(WarpLevel(WarpA)[0]);
+    return Butterfly(std::move(Partials), unsigned(Warps.Bits.size()))[0];
+  }
+  // Each lane keeps its own tree: select it by the lane's axis bits.
+  std::vector<std::vector<Val>> PerLane = WarpLevel(0);
+  std::vector<Val> Out = PerLane[0];
+  const Expr *LaneAxis = C.andOf(LaneSym, C.intConst(I32, Lanes.Mask));
+  for (uint32_t LaneA = 1; LaneA < PerLane.size(); ++LaneA) {
+    const Expr *Here = C.eq(LaneAxis, C.intConst(I32, Lanes.spread(LaneA)));
+    for (size_t K = 0; K < Out.size(); ++K) {
+      Out[K].E = C.select(Here, PerLane[LaneA][K].E, Out[K].E);
+      Out[K].Defined = C.select(Here, PerLane[LaneA][K].Defined, Out[K].Defined);
+    }
+  }
+  return Out;
+}
+
+} // namespace stagecheck::ttir
