@@ -600,9 +600,45 @@ static const Expr *foldIdentity(Context &C, Op O,
   }
   if ((O == Op::Not || O == Op::Neg) && Ops[0]->op() == O)
     return Ops[0]->operand(0);
+  // p | !p and p & !p, with !p spelled as a complemented comparison too
+  // (the join after a branch on p and !p).
+  if ((O == Op::Or || O == Op::And) && T.isBool()) {
+    auto Negates = [&](const Expr *X, const Expr *Y) {
+      if (X->op() == Op::Not && X->operand(0) == Y)
+        return true;
+      if (X->op() == Op::ICmp || X->op() == Op::FCmp)
+        return complement(C, X) == Y;
+      return false;
+    };
+    if (Negates(Ops[0], Ops[1]) || Negates(Ops[1], Ops[0]))
+      return C.boolean(O == Op::Or);
+  }
   if ((O == Op::ICmp || O == Op::FCmp) && swapsOperands(O, Attr)) {
     const Expr *Swapped[] = {Ops[1], Ops[0]};
     return C.make(O, Swapped, swappedPredicate(O, Attr));
+  }
+  // Against a constant, an integer comparison is `x < c` or its
+  // complement `c <= x`: c < x is c+1 <= x, and x <= c is x < c+1.
+  if (O == Op::ICmp && (Ops[0]->isConst() || Ops[1]->isConst())) {
+    ICmpPredicate P = ICmpPredicate(Attr);
+    bool Signed = P == ICmpPredicate::Slt || P == ICmpPredicate::Sle;
+    unsigned Bits = Ops[0]->type().bits();
+    uint64_t Top = Signed ? Value::mask(Bits) >> 1 : Value::mask(Bits);
+    auto Next = [&](const Expr *K) -> const Expr * {
+      if (K->constBits() == Top)
+        return nullptr; // c+1 would wrap
+      return C.constant(K->type(), K->constBits() + 1);
+    };
+    bool Strict = P == ICmpPredicate::Ult || P == ICmpPredicate::Slt;
+    ICmpPredicate Loose = Signed ? ICmpPredicate::Sle : ICmpPredicate::Ule;
+    ICmpPredicate Tight = Signed ? ICmpPredicate::Slt : ICmpPredicate::Ult;
+    if (Strict && Ops[0]->isConst() && !Ops[1]->isConst())
+      if (const Expr *K = Next(Ops[0]))
+        return C.icmp(Loose, K, Ops[1]);
+    if (!Strict && P != ICmpPredicate::Eq && P != ICmpPredicate::Ne &&
+        Ops[1]->isConst() && !Ops[0]->isConst())
+      if (const Expr *K = Next(Ops[1]))
+        return C.icmp(Tight, Ops[0], K);
   }
   if (O == Op::Not && T.isBool() &&
       (Ops[0]->op() == Op::ICmp || Ops[0]->op() == Op::FCmp))

@@ -19,9 +19,10 @@ bool isReturn(const Instruction &I) {
   return I.Opcode == "ret" || I.Opcode == "exit" || I.Opcode == "ret.uni";
 }
 
-bool negates(const Expr *A, const Expr *B) {
-  return (A->op() == Op::Not && A->operand(0) == B) ||
-         (B->op() == Op::Not && B->operand(0) == A);
+/// B is !A (the factory spells the negation of a comparison as its
+/// complement, so ask it).
+bool negates(Context &C, const Expr *A, const Expr *B) {
+  return C.notOf(A) == B || C.notOf(B) == A;
 }
 
 } // namespace
@@ -181,7 +182,7 @@ const Expr *PathMerger::unionOf(std::vector<std::span<const Expr *const>> Lists,
   std::vector<const Expr *> Terms;
   for (size_t G = 0; G < Groups.size(); ++G)
     Terms.push_back(unionOf(Groups[G], Depth + 1));
-  if (Groups.size() == 2 && negates(Literals[0], Literals[1]) &&
+  if (Groups.size() == 2 && negates(C, Literals[0], Literals[1]) &&
       Terms[0]->isTrue() && Terms[1]->isTrue())
     return C.trueExpr();
   const Expr *R = C.falseExpr();

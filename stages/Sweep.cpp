@@ -3,6 +3,8 @@
 #include "ir/Interpreter.h"
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
 #include <unordered_set>
 
@@ -124,6 +126,57 @@ private:
   const SweepOptions &Options;
 };
 
+/// T != S with the nodes they share cut off: a node both contain becomes a
+/// free variable (one per node), so the query holds only what differs. A
+/// proof for every value of the cut variables is a proof for the values
+/// they have; a counterexample may be spurious and is not trusted.
+const Expr *differenceWithCuts(Context &C, const Expr *T, const Expr *S) {
+  const Expr *TRoot[] = {T}, *SRoot[] = {S};
+  std::vector<const Expr *> TNodes = postOrder(TRoot), SNodes = postOrder(SRoot);
+  std::unordered_set<const Expr *> InT(TNodes.begin(), TNodes.end());
+  std::unordered_set<const Expr *> Shared;
+  for (const Expr *N : SNodes)
+    if (InT.count(N) && !N->isConst() && N->op() != Op::Symbol)
+      Shared.insert(N);
+  std::unordered_map<const Expr *, const Expr *> Memo;
+  std::function<const Expr *(const Expr *)> Cut = [&](const Expr *N) {
+    if (auto It = Memo.find(N); It != Memo.end())
+      return It->second;
+    const Expr *R;
+    if (Shared.count(N) && N != T && N != S) {
+      R = C.fresh("cut", N->type());
+    } else if (N->numOperands() == 0) {
+      R = N;
+    } else {
+      std::vector<const Expr *> Ops;
+      for (const Expr *O : N->operands())
+        Ops.push_back(Cut(O));
+      switch (N->op()) {
+      case Op::Read:
+        R = C.read(N->name(), N->type(), Ops[0]);
+        break;
+      case Op::Call:
+        R = C.call(N->name(), N->type(), Ops);
+        break;
+      default:
+        R = C.make(N->op(), Ops, N->rawAttribute(), N->type());
+      }
+    }
+    Memo[N] = R;
+    return R;
+  };
+  const Expr *A = Cut(T), *B = Cut(S);
+  Type Ty = A->type();
+  if (Ty.isFloat()) { // all NaNs are one datum
+    Type Bits = Type::i(Ty.bits());
+    return C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, A, Bits),
+                  C.cast(Op::Bitcast, B, Bits));
+  }
+  return C.icmp(ICmpPredicate::Ne, A, B);
+}
+
+bool sweptType(Type T) { return T.isInt() || T.isFloat(); }
+
 } // namespace
 
 SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
@@ -184,42 +237,70 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
   bool Simulated = Inputs.size() >= 4;
   if (Simulated)
     for (const Expr *N : SourceNodes)
-      if (N->type().isInt() && !N->isConst() && Signature(N, Sig))
+      if (sweptType(N->type()) && !N->isConst() && Signature(N, Sig))
         BySignature[{N->type().hashValue(), Sig}].push_back(N);
 
-  // Bottom-up over the target: operands first, then the node itself.
-  for (const Expr *N : TargetNodes) {
-    std::vector<const Expr *> Ops;
-    bool Same = true;
-    for (const Expr *Operand : N->operands()) {
-      Ops.push_back(Memo->at(Operand));
-      Same &= Ops.back() == Operand;
-    }
-    const Expr *M = Same ? N : Rebuild(N, Ops);
-    if (Simulated && !InSource.count(M) && M->type().isInt() && !M->isConst() &&
-        Clock::now() - Start < std::chrono::milliseconds(O.TotalMs) &&
-        Signature(M, Sig)) {
-      auto It = BySignature.find({M->type().hashValue(), Sig});
-      if (It != BySignature.end())
-        for (const Expr *Candidate : It->second) {
-          smt::SolverOptions S = Solver;
-          S.TimeoutMs = std::min(S.TimeoutMs, O.QueryTimeoutMs);
-          S.DumpDir.clear();
-          smt::Query Q{"sweep", C.icmp(ICmpPredicate::Ne, M, Candidate),
-                       Assumptions, smt::Mode::IEEE};
-          smt::QueryResult QR = smt::solve(Q, S);
-          if (QR.Kind == smt::Outcome::Proved) {
-            ++R.Proved;
-            R.Merged[N] = Candidate;
-            M = Candidate;
-            break;
+  // Bottom-up over the target: operands first, then the node itself. One
+  // pass over the integers, then one over the floats of the rewritten
+  // target: floats unify only once the addresses below them do, and the
+  // integers must not wait for a float that takes its full time limit.
+  using MemoMap = std::unordered_map<const Expr *, const Expr *>;
+  auto Pass = [&](const std::vector<const Expr *> &Nodes, bool Floats,
+                  MemoMap &Out, Clock::time_point Deadline) {
+    for (const Expr *N : Nodes) {
+      std::vector<const Expr *> Ops;
+      bool Same = true;
+      for (const Expr *Operand : N->operands()) {
+        Ops.push_back(Out.at(Operand));
+        Same &= Ops.back() == Operand;
+      }
+      const Expr *M = Same ? N : Rebuild(N, Ops);
+      bool Wanted = Floats ? M->type().isFloat() : M->type().isInt();
+      if (Simulated && Wanted && !InSource.count(M) && !M->isConst() &&
+          Clock::now() < Deadline && Signature(M, Sig)) {
+        auto It = BySignature.find({M->type().hashValue(), Sig});
+        if (It != BySignature.end())
+          for (const Expr *Candidate : It->second) {
+            smt::SolverOptions S = Solver;
+            S.TimeoutMs = std::min(S.TimeoutMs, O.QueryTimeoutMs);
+            S.DumpDir.clear();
+            // Integers are asked whole (their facts, such as an index
+            // being even, live in what they share); floats with the shared
+            // nodes cut off, since bit-blasting those is what takes time.
+            const Expr *Differs =
+                Floats ? differenceWithCuts(C, M, Candidate)
+                       : C.icmp(ICmpPredicate::Ne, M, Candidate);
+            smt::Query Q{"sweep", Differs, Assumptions, smt::Mode::IEEE};
+            smt::QueryResult QR = smt::solve(Q, S);
+            if (QR.Kind == smt::Outcome::Proved) {
+              ++R.Proved;
+              R.Merged[N] = Candidate;
+              M = Candidate;
+              break;
+            }
+            ++(QR.Kind == smt::Outcome::Counterexample ? R.Refuted
+                                                        : R.Undecided);
           }
-          ++(QR.Kind == smt::Outcome::Counterexample ? R.Refuted
-                                                      : R.Undecided);
-        }
+      }
+      Out[N] = M;
     }
+  };
+  MemoMap Integers;
+  Pass(TargetNodes, false, Integers,
+       Start + std::chrono::milliseconds(O.TotalMs));
+  std::vector<const Expr *> Rewritten;
+  for (const Expr *T : Target)
+    Rewritten.push_back(Integers.at(T));
+  auto FloatDeadline = std::max(Clock::now() + std::chrono::milliseconds(
+                                                   O.TotalMs / 2),
+                                Start + std::chrono::milliseconds(O.TotalMs));
+  Pass(postOrder(Rewritten), true, *Memo, FloatDeadline);
+  // Compose: what the integer pass made of a node, then the float pass.
+  for (auto &[N, M] : Integers)
+    if (auto It = Memo->find(M); It != Memo->end())
+      M = It->second;
+  for (const auto &[N, M] : Integers)
     (*Memo)[N] = M;
-  }
 
   R.Rewrite = [Memo, Rebuild](const Expr *E) -> const Expr * {
     auto It = Memo->find(E);

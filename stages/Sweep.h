@@ -10,11 +10,14 @@
 // the same node and so are the sums.
 //
 // Sweeping (as in the FRAIG equivalence checkers of hardware verification)
-// does that in order, bottom-up: the integer nodes of the target (indices,
-// guards, lane arithmetic; floats are left to hash-consing) are simulated
-// on random inputs that satisfy the assumptions; a target node whose
-// values match a source node's is proved equal to it by a small bit-vector
-// query under the assumptions, and replaced by it. Replacing a node by one
+// does that in order, bottom-up: the nodes of the target (indices, guards,
+// lane arithmetic, and floats) are simulated on random inputs that satisfy
+// the assumptions; a target node whose values match a source node's is
+// proved equal to it by a query under the assumptions, and replaced by
+// it. For floats the query cuts off the nodes the two share as free
+// variables (so a max spelled with other selects costs a few compares,
+// not the arithmetic below it); integers are asked whole, since facts
+// such as an index being even live in what they share. Replacing a node by one
 // proved equal for every input that satisfies the assumptions changes no
 // query that conjoins them, which every query of a stage pair does.
 //

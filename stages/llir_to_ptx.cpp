@@ -250,9 +250,11 @@ public:
     try {
       lift();
       if (sameBlockSize()) {
-        relax();
+        // Integer nodes first: the floats the PTX fused are found only
+        // once their loads sit at the same addresses on both sides.
         receivedFloatsAreCanonical();
         mergeAlike();
+        relax();
         if (sameCommunication())
           refine();
       }

@@ -288,7 +288,11 @@ int runCorpus(int Argc, char **Argv) {
       cxxopts::value<std::string>()->default_value(defaultCacheDir()))(
       "no-cache", "neither read nor write the verdict cache")(
       "timeout-ms", "wall-clock limit per query",
-      cxxopts::value<unsigned>()->default_value("20000"))("h,help", "this help")(
+      cxxopts::value<unsigned>()->default_value("20000"))(
+      "stages",
+      "comma-separated pairs to check: fx->ttir, ttir->ttgir, ttgir->llir, "
+      "llir->ptx (default: all)",
+      cxxopts::value<std::string>())("h,help", "this help")(
       "dirs", "DIR...", cxxopts::value<std::vector<std::string>>());
   O.parse_positional({"dirs"});
   O.positional_help("DIR...");
@@ -341,6 +345,10 @@ int runCorpus(int Argc, char **Argv) {
     if (!Cache.empty()) {
       Args.push_back("--cache");
       Args.push_back(Cache);
+    }
+    if (P.count("stages")) {
+      Args.push_back("--stages");
+      Args.push_back(P["stages"].as<std::string>());
     }
     Args.push_back(Bundles[I]);
     std::vector<char *> Argv2;

@@ -320,6 +320,13 @@ void FunctionLifter::noteContraction(const llvm::Instruction &I,
                                      const Expr *E) {
   if (E->op() != Op::FAdd && E->op() != Op::FSub)
     return;
+  // With fp fusion the backend fuses whatever fmul feeds the add, also
+  // through vector lanes (extractelement of a <2 x float> fmul).
+  if (O.FpFusion &&
+      (E->operand(0)->op() == Op::FMul || E->operand(1)->op() == Op::FMul)) {
+    Out.Contractible.insert(E);
+    return;
+  }
   for (unsigned K = 0; K < 2; ++K) {
     auto *Mul = llvm::dyn_cast<llvm::BinaryOperator>(I.getOperand(K));
     if (!Mul || Mul->getOpcode() != llvm::Instruction::FMul)

@@ -41,7 +41,7 @@ expect 3 "truncated.sir:" -- "$stagecheck" check "$tmp/truncated.sir" "$sir/asso
 expect 0 "verdict: proved" -- "$stagecheck" check --mode real "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 expect 1 "verdict: counterexample" -- "$stagecheck" check "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 expect 1 "source  out\[0\]" -- "$stagecheck" check "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
-expect 2 "timeout" -- "$stagecheck" check --timeout-ms 1 "$sir/commute.src.sir" "$sir/commute.tgt.sir"
+expect 2 "timeout" -- "$stagecheck" check --timeout-ms 1 "$sir/cancel.src.sir" "$sir/cancel.tgt.sir"
 expect 1 "counterexample" -- "$stagecheck" check --json "$tmp/r.json" "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 grep -q '"verdict": "counterexample"' "$tmp/r.json" || { echo "FAIL: json verdict"; fails=$((fails + 1)); }
 expect 3 "cannot write" -- "$stagecheck" check --json /nonexistent/dir/r.json "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
