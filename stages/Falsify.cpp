@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <random>
 
 using namespace stagecheck::ir;
@@ -85,9 +86,16 @@ private:
 std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
   std::vector<const Expr *> Symbols;
   std::vector<const Expr *> Roots{Violation};
-  for (const Expr *E : postOrder(Roots))
+  // Integer symbols whose bits are read as a float (a value received from
+  // another thread travels as bits) are drawn as that float.
+  std::map<const Expr *, Type> ReadAsFloat;
+  for (const Expr *E : postOrder(Roots)) {
     if (E->op() == Op::Symbol)
       Symbols.push_back(E);
+    if (E->op() == Op::Bitcast && E->type().isFloat() &&
+        E->operand(0)->op() == Op::Symbol)
+      ReadAsFloat.emplace(E->operand(0), E->type());
+  }
   InputGenerator Gen(O.Seed);
   for (unsigned Trial = 0; Trial < O.Trials; ++Trial) {
     if (O.Deadline && std::chrono::steady_clock::now() > *O.Deadline)
@@ -99,8 +107,15 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
     Env Inputs;
     for (const Expr *S : Symbols) {
       const Value *B = FromBase ? O.Base.symbol(S->name()) : nullptr;
-      Inputs.setSymbol(S->name(),
-                       B ? *B : Gen.value(S->type(), Tame && S->type().isFloat()));
+      auto AsFloat = ReadAsFloat.find(S);
+      if (!B && AsFloat != ReadAsFloat.end())
+        Inputs.setSymbol(S->name(),
+                         Value::ofBits(S->type(),
+                                       Gen.value(AsFloat->second, Tame).Bits));
+      else
+        Inputs.setSymbol(S->name(), B ? *B
+                                      : Gen.value(S->type(),
+                                                  Tame && S->type().isFloat()));
     }
     for (const BoundVariable &R : O.Ranges) // first, last, then anywhere
       Inputs.setSymbol(R.Symbol->name(),

@@ -2,6 +2,7 @@
 
 #include "ir/Interpreter.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -177,6 +178,32 @@ const Expr *differenceWithCuts(Context &C, const Expr *T, const Expr *S) {
 
 bool sweptType(Type T) { return T.isInt() || T.isFloat(); }
 
+/// Float arithmetic that the query would bit-blast (after the cuts).
+unsigned arithmeticCost(const Expr *Differs) {
+  const Expr *Roots[] = {Differs};
+  unsigned Cost = 0;
+  for (const Expr *N : postOrder(Roots))
+    switch (N->op()) {
+    case Op::FAdd:
+    case Op::FSub:
+    case Op::FMul:
+    case Op::FDiv:
+    case Op::Fma:
+    case Op::FSqrt:
+    case Op::FRoundInt:
+    case Op::FPCast:
+    case Op::FPToSI:
+    case Op::FPToUI:
+    case Op::SIToFP:
+    case Op::UIToFP:
+      ++Cost;
+      break;
+    default:
+      break;
+    }
+  return Cost;
+}
+
 } // namespace
 
 SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
@@ -256,8 +283,14 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
       }
       const Expr *M = Same ? N : Rebuild(N, Ops);
       bool Wanted = Floats ? M->type().isFloat() : M->type().isInt();
+      // A node that took one value on every sample says too little to
+      // pick a partner by: such candidates are mostly refuted, slowly.
+      auto Informative = [&]() {
+        return std::any_of(Sig.begin(), Sig.end(),
+                           [&](uint64_t V) { return V != Sig.front(); });
+      };
       if (Simulated && Wanted && !InSource.count(M) && !M->isConst() &&
-          Clock::now() < Deadline && Signature(M, Sig)) {
+          Clock::now() < Deadline && Signature(M, Sig) && Informative()) {
         auto It = BySignature.find({M->type().hashValue(), Sig});
         if (It != BySignature.end())
           for (const Expr *Candidate : It->second) {
@@ -265,11 +298,23 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
             S.TimeoutMs = std::min(S.TimeoutMs, O.QueryTimeoutMs);
             S.DumpDir.clear();
             // Integers are asked whole (their facts, such as an index
-            // being even, live in what they share); floats with the shared
-            // nodes cut off, since bit-blasting those is what takes time.
+            // being even, live in what they share) unless float arithmetic
+            // lies below them; floats with the shared nodes cut off, since
+            // bit-blasting those is what takes the time.
             const Expr *Differs =
-                Floats ? differenceWithCuts(C, M, Candidate)
-                       : C.icmp(ICmpPredicate::Ne, M, Candidate);
+                Floats ? nullptr : C.icmp(ICmpPredicate::Ne, M, Candidate);
+            bool Cut = Floats || arithmeticCost(Differs) > 0;
+            if (Cut)
+              Differs = differenceWithCuts(C, M, Candidate);
+            // The float pass is for choices spelled differently (selects,
+            // compares); arithmetic that differs is left to the checker,
+            // which has the whole time limit for it.
+            if (Cut && arithmeticCost(Differs) > O.MaxFloatArithmetic) {
+              ++R.Undecided;
+              continue;
+            }
+            if (Cut)
+              S.TimeoutMs = std::min(S.TimeoutMs, O.FloatQueryTimeoutMs);
             smt::Query Q{"sweep", Differs, Assumptions, smt::Mode::IEEE};
             smt::QueryResult QR = smt::solve(Q, S);
             if (QR.Kind == smt::Outcome::Proved) {

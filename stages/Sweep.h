@@ -36,9 +36,13 @@ namespace stagecheck::stages {
 
 struct SweepOptions {
   /// Random inputs each node is simulated on.
-  unsigned Samples = 24;
+  unsigned Samples = 48;
   /// Solver limits of one equality query, and of the whole sweep.
-  unsigned QueryTimeoutMs = 2000;
+  unsigned QueryTimeoutMs = 1000;
+  /// Float candidates: at most this many float operations in the query
+  /// once shared nodes are cut off, and a shorter limit.
+  unsigned MaxFloatArithmetic = 2;
+  unsigned FloatQueryTimeoutMs = 500;
   unsigned TotalMs = 20000;
   /// Extents of the thread-id symbols (tid.x < BlockDim[0]...).
   unsigned BlockDim[3] = {1024, 1, 1};

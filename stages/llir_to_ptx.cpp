@@ -589,27 +589,31 @@ private:
     } catch (const EvalError &) {
       SourceValues.clear();
     }
-    const ptx::PtxSite *Best = nullptr, *Fallback = nullptr;
+    // Ranked: a node on the frontier (every operand one the LLVM IR
+    // computes too) whose value the LLVM IR never has, then any frontier
+    // node, then any new node; the first PTX line within a rank.
+    const ptx::PtxSite *Ranked[3] = {nullptr, nullptr, nullptr};
     for (const Expr *N : postOrder(TargetRoots)) {
       if (InSource.count(N) || N->isConst())
         continue;
       auto P = Target.Provenance.find(N);
       if (P == Target.Provenance.end())
         continue;
+      bool Frontier = std::all_of(
+          N->operands().begin(), N->operands().end(),
+          [&](const Expr *O) { return O->isConst() || InSource.count(O); });
       bool Departs = true;
       try {
-        Departs = !SourceValues.count(Key(I.eval(N)));
+        Departs = N->type().isBool() || !SourceValues.count(Key(I.eval(N)));
       } catch (const EvalError &) {
       }
       const ptx::PtxSite *Site = &P->second;
-      auto Earlier = [&](const ptx::PtxSite *Old) {
-        return !Old || Site->PtxLine < Old->PtxLine;
-      };
-      if (Departs && Earlier(Best))
-        Best = Site;
-      if (Earlier(Fallback))
-        Fallback = Site;
+      unsigned Rank = Frontier && Departs ? 0 : Frontier ? 1 : 2;
+      if (!Ranked[Rank] || Site->PtxLine < Ranked[Rank]->PtxLine)
+        Ranked[Rank] = Site;
     }
+    const ptx::PtxSite *Best = Ranked[0] ? Ranked[0] : Ranked[1];
+    const ptx::PtxSite *Fallback = Ranked[2];
     if (Best) {
       X.Notes.push_back("the PTX departs at " +
                         lineNote("PTX", PtxFile.Name, Best->PtxLine,

@@ -12,15 +12,25 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+# The command's features need a few bundles, not the whole corpus (the
+# corpus_audit test audits every bundle): a proved pointwise kernel, a
+# reduction, a counterexample, a kernel that writes nothing.
+sub=$tmp/corpus
+mkdir -p "$sub"
+for b in tutorial_vector_add inductor_clamp inductor_sum_persistent bug_a_attention_noclamp bug_d_no_write; do
+  cp -r "$corpus/$b" "$sub/$b"
+done
+corpus=$sub
+
 "$stagecheck" corpus --jobs 2 --cache "$tmp/cache" --json "$tmp/first.json" --junit "$tmp/first.xml" "$corpus" >"$tmp/first.out" 2>&1
 code=$?
 [[ $code -ne 3 ]] || { fail "corpus run: input error"; cat "$tmp/first.out"; }
 if command -v xmllint >/dev/null; then
-  xmllint --noout --schema "$corpus/junit.xsd" "$tmp/first.xml" 2>"$tmp/xmllint.err" || { fail "JUnit report does not validate"; cat "$tmp/xmllint.err"; }
+  xmllint --noout --schema "$2/junit.xsd" "$tmp/first.xml" 2>"$tmp/xmllint.err" || { fail "JUnit report does not validate"; cat "$tmp/xmllint.err"; }
 else
   fail "xmllint is not installed (scripts/setup.sh installs libxml2-utils)"
 fi
-bundles=$(find "$corpus" -name manifest.json -not -path '*/captured/*' | wc -l)
+bundles=$(find "$corpus" -name manifest.json | wc -l)
 $python - "$tmp/first.json" "$bundles" <<'PY' || fail "JSON report"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -68,7 +78,6 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 x = next(x for x in r["results"] if x["verdict"] != "proved")
 x["verdict"] = "proved"
-y = next(y for y in r["results"] if y["verdict"] == "unknown" and y is not x)
 json.dump(r, open(sys.argv[2], "w"))
 print(x["bundle"], x["pair"])
 PY

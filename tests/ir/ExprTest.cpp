@@ -156,6 +156,17 @@ TEST(Folding, ComparisonsHaveOneSpelling) {
             C.icmp(ICmpPredicate::Sle, B, A));
   EXPECT_EQ(C.notOf(C.fcmp(FCmpPredicate::Olt, X, Y)),
             C.fcmp(FCmpPredicate::Uge, X, Y));
+  // Against a constant: x > 5 is 6 <= x, x <= 5 is x < 6, and a select on
+  // 6 <= x is the select on x < 6 with its arms swapped.
+  const Expr *Five = C.intConst(I32, 5), *Six = C.intConst(I32, 6);
+  EXPECT_EQ(C.icmp(ICmpPredicate::Ugt, A, Five),
+            C.icmp(ICmpPredicate::Ule, Six, A));
+  EXPECT_EQ(C.icmp(ICmpPredicate::Sle, A, Five),
+            C.icmp(ICmpPredicate::Slt, A, Six));
+  EXPECT_EQ(C.select(C.icmp(ICmpPredicate::Ugt, A, Five), A, B),
+            C.select(C.icmp(ICmpPredicate::Ult, A, Six), B, A));
+  const Expr *Max = C.intConst(I32, -1); // no c+1: kept as it is
+  EXPECT_EQ(C.icmp(ICmpPredicate::Ule, A, Max)->op(), Op::ICmp);
   // A select on an unordered test is the select on its ordered complement
   // with the arms swapped: setp.ltu + selp meets fcmp oge + select.
   EXPECT_EQ(C.select(C.fcmp(FCmpPredicate::Ult, X, Y), X, Y),

@@ -1,0 +1,92 @@
+// Mutants of real PTX: each must give a counterexample at LLVM IR -> PTX
+// that names the mutated PTX line, while the original pair is proved.
+#include "PtxMutants.h"
+
+#include "bundle/Manifest.h"
+#include "stages/llir_to_ptx.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace stagecheck;
+using stagecheck::test::PtxMutation;
+
+namespace {
+
+struct Case {
+  const char *Bundle;
+  PtxMutation M;
+  const char *Anchor; // the first line holding it (where M applies) mutates
+};
+
+const Case Cases[] = {
+    {"tutorial_vector_add", PtxMutation::SetpPredicate, "setp.lt.s32"},
+    {"inductor_clamp", PtxMutation::SetpPredicate, "setp.lt.s32"},
+    {"tutorial_vector_add", PtxMutation::Immediate, "shl.b32"},
+    {"bug_e_grid_short", PtxMutation::Immediate, "shl.b32"},
+    {"inductor_hardsigmoid", PtxMutation::DropGuard, "st.global"},
+    {"inductor_sigmoid", PtxMutation::DropGuard, "st.global"},
+    {"tutorial_vector_add", PtxMutation::AddToSub, "add.f32"},
+    {"inductor_gelu", PtxMutation::AddToSub, "add.f32"},
+    {"inductor_sum_persistent", PtxMutation::ShuffleOffset, "shfl.sync.bfly"},
+    {"inductor_amax", PtxMutation::ShuffleOffset, "shfl.sync.bfly"},
+    {"inductor_f16_add", PtxMutation::CvtRounding, "cvt.rn.f16.f32"},
+    {"inductor_softmax", PtxMutation::SwapV4Lanes, "st.global.v4"},
+};
+
+std::string slurp(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+std::string name(const testing::TestParamInfo<Case> &I) {
+  return std::string(I.param.Bundle) + "_" + test::spelling(I.param.M);
+}
+
+class PtxMutant : public testing::TestWithParam<Case> {};
+
+TEST_P(PtxMutant, GivesACounterexampleNamingThePtxLine) {
+  const Case &K = GetParam();
+  bundle::Manifest M =
+      bundle::loadBundle(std::string(STAGECHECK_TEST_DIR "/corpus/") + K.Bundle);
+  ASSERT_FALSE(M.launches().empty());
+  const bundle::Launch &L = *M.launches().front();
+  stages::StageText Llir{slurp(L.file("llir")), L.file("llir")};
+  stages::StageText Ptx{slurp(L.file("ptx")), L.file("ptx")};
+  stages::LlirToPtxOptions O;
+  O.FpFusion = bundle::readKernelMetadata(L.file("metadata")).FpFusion;
+  ir::KernelInterface KI = L.interface(M.Tensors);
+
+  ir::Context C;
+  stages::PairResult Original = stages::checkLlirToPtx(C, Llir, Ptx, KI, O);
+  ASSERT_EQ(Original.Kind, stages::Verdict::Proved) << Original.Reason;
+
+  auto Mutant = test::mutatePtx(Ptx.Text, K.M, K.Anchor);
+  ASSERT_TRUE(Mutant) << "no site for the mutation";
+  ir::Context C2;
+  stages::StageText Mutated{Mutant->Text, Ptx.Name};
+  stages::PairResult R = stages::checkLlirToPtx(C2, Llir, Mutated, KI, O);
+  ASSERT_EQ(R.Kind, stages::Verdict::Counterexample)
+      << stages::spelling(R.Kind) << ": " << R.Reason << " (PTX line "
+      << Mutant->Line << ")";
+  ASSERT_TRUE(R.Cex);
+  std::string Where = Ptx.Name + ":" + std::to_string(Mutant->Line);
+  bool Named = false;
+  std::string Notes;
+  for (const std::string &N : R.Cex->Notes) {
+    Named |= N.find(Where + " ") != std::string::npos ||
+             (N.size() >= Where.size() &&
+              N.compare(N.size() - Where.size(), Where.size(), Where) == 0);
+    Notes += "\n  " + N;
+  }
+  EXPECT_TRUE(Named) << "the report does not name " << Where << ":" << Notes
+                     << "\n  " << R.Cex->Explanation;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, PtxMutant, testing::ValuesIn(Cases), name);
+
+} // namespace
