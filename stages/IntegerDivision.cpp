@@ -46,7 +46,8 @@ SignedMagic signedMagic(int64_t D, unsigned Bits) {
 }
 
 std::optional<const Expr *> signedDivisionByConstant(Context &C, const Expr *N,
-                                                     int64_t D) {
+                                                     int64_t D,
+                                                     bool SignBeforeShift) {
   Type T = N->type();
   unsigned Bits = T.bits();
   if (!T.isInt() || Bits < 8 || Bits > 64)
@@ -61,9 +62,11 @@ std::optional<const Expr *> signedDivisionByConstant(Context &C, const Expr *N,
     Q = C.add(Q, N);
   else if (D < 0 && !MagicNegative)
     Q = C.sub(Q, N);
+  const Expr *Unshifted = Q;
   if (M.Shift)
     Q = C.binary(Op::AShr, Q, C.constant(T, M.Shift));
-  const Expr *Sign = C.binary(Op::LShr, Q, C.constant(T, Bits - 1));
+  const Expr *Sign = C.binary(Op::LShr, SignBeforeShift ? Unshifted : Q,
+                              C.constant(T, Bits - 1));
   return C.add(Q, Sign);
 }
 

@@ -33,8 +33,11 @@ SignedMagic signedMagic(int64_t D, unsigned Bits);
 
 /// n sdiv D as the multiply-high expansion, for D whose expansion a backend
 /// uses (not 0, 1, -1, nor a power of two or its negation); nullopt else.
+/// The sign bit added back is the same before and after the arithmetic
+/// shift; SignBeforeShift takes it before, as NVPTX's combines leave it.
 std::optional<const ir::Expr *>
-signedDivisionByConstant(ir::Context &C, const ir::Expr *N, int64_t D);
+signedDivisionByConstant(ir::Context &C, const ir::Expr *N, int64_t D,
+                         bool SignBeforeShift = false);
 
 } // namespace stagecheck::stages
 

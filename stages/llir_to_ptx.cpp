@@ -187,16 +187,19 @@ private:
       return nullptr;
     const Expr *Dividend = N->operand(0), *Divisor = N->operand(1);
     int64_t D = Value::ofBits(Divisor->type(), Divisor->constBits()).asSigned();
-    auto Q = signedDivisionByConstant(C, Dividend, D);
-    if (!Q)
-      return nullptr;
-    const Expr *R = N->op() == Op::SDiv
-                        ? *Q
-                        : C.sub(Dividend, C.mul(*Q, Divisor));
-    if (!InTarget.count(R))
-      return nullptr;
-    ++Divisions;
-    return R;
+    for (bool SignBeforeShift : {false, true}) {
+      auto Q = signedDivisionByConstant(C, Dividend, D, SignBeforeShift);
+      if (!Q)
+        return nullptr;
+      const Expr *R = N->op() == Op::SDiv
+                          ? *Q
+                          : C.sub(Dividend, C.mul(*Q, Divisor));
+      if (InTarget.count(R)) {
+        ++Divisions;
+        return R;
+      }
+    }
+    return nullptr;
   }
 
   Context &C;

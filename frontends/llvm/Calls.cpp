@@ -224,6 +224,16 @@ Lanes FunctionLifter::liftLlvmIntrinsic(const llvm::CallBase &Call,
     return Rounded(Op::FRoundInt, RoundingMode::NearestEven);
   case In::round:
     return Rounded(Op::FRoundInt, RoundingMode::NearestAway);
+  case In::fptosi_sat:
+  case In::fptoui_sat: {
+    // The IR's conversions saturate and take NaN to 0, as these do: no
+    // poison, unlike fptosi/fptoui.
+    Op O = Call.getIntrinsicID() == In::fptosi_sat ? Op::FPToSI : Op::FPToUI;
+    Type To = scalarType(Call.getType()->getScalarType());
+    return mapLanes(Call, [&, O, To](std::span<const Expr *const> A) {
+      return C.cast(O, A[0], To, RoundingMode::TowardZero);
+    });
+  }
   case In::fma:
     return mapLanes(Call, [&](std::span<const Expr *const> A) {
       return C.fma(A[0], A[1], A[2]);

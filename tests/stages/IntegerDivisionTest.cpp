@@ -12,14 +12,15 @@ namespace {
 
 /// Every divisor the expansion covers and every dividend, at a width where
 /// that is cheap; the interpreter's sdiv is the reference.
-void checkExhaustively(unsigned Bits) {
+void checkExhaustively(unsigned Bits, bool SignBeforeShift) {
   Context C;
   Type T = Type::i(Bits);
   const Expr *N = C.symbol("n", T);
-  int64_t Min = -(int64_t(1) << (Bits - 1)), Max = (int64_t(1) << (Bits - 1)) - 1;
+  int64_t Min = -(int64_t(1) << (Bits - 1)),
+          Max = (int64_t(1) << (Bits - 1)) - 1;
   unsigned Covered = 0;
   for (int64_t D = Min; D <= Max; ++D) {
-    auto Q = stages::signedDivisionByConstant(C, N, D);
+    auto Q = stages::signedDivisionByConstant(C, N, D, SignBeforeShift);
     if (!Q)
       continue;
     ++Covered;
@@ -35,7 +36,14 @@ void checkExhaustively(unsigned Bits) {
   EXPECT_GT(Covered, (1u << Bits) / 2); // all but 0, +-1, +-powers of two
 }
 
-TEST(IntegerDivision, ExpansionIsSdivForEveryI8Dividend) { checkExhaustively(8); }
+TEST(IntegerDivision, ExpansionIsSdivForEveryI8Dividend) {
+  checkExhaustively(8, false);
+}
+
+// The sign bit taken before the shift (as NVPTX leaves it): the same value.
+TEST(IntegerDivision, SignBeforeShiftIsSdivForEveryI8Dividend) {
+  checkExhaustively(8, true);
+}
 
 TEST(IntegerDivision, MagicNumbersAreLlvmsForI32) {
   // The constants LLVM's BuildSDIV uses (and the corpus PTX shows).
@@ -60,18 +68,21 @@ TEST(IntegerDivision, ExpansionIsSdivOnI32Samples) {
   };
   for (int64_t D : {3, 5, 6, 7, 10, 12, 25, 100, 641, 1000003, -3, -7, -100,
                     2147483647, -2147483647}) {
-    auto Q = stages::signedDivisionByConstant(C, N, D);
-    ASSERT_TRUE(Q) << D;
-    const Expr *Reference = C.binary(Op::SDiv, N, C.intConst(T, D));
-    for (int K = 0; K < 20000; ++K) {
-      uint64_t X = K < 8 ? std::vector<uint64_t>{0, 1, 0xffffffff, 0x80000000,
-                                                 0x7fffffff, 0x80000001, 2,
-                                                 0xfffffffe}[K]
-                         : Next() & 0xffffffff;
-      Env E;
-      E.setSymbol("n", Value::ofBits(T, X));
-      Interpreter I(E);
-      ASSERT_EQ(I.eval(*Q).Bits, I.eval(Reference).Bits) << X << " / " << D;
+    for (bool SignBeforeShift : {false, true}) {
+      auto Q = stages::signedDivisionByConstant(C, N, D, SignBeforeShift);
+      ASSERT_TRUE(Q) << D;
+      const Expr *Reference = C.binary(Op::SDiv, N, C.intConst(T, D));
+      for (int K = 0; K < 20000; ++K) {
+        uint64_t X =
+            K < 8 ? std::vector<uint64_t>{0,          1,          0xffffffff,
+                                          0x80000000, 0x7fffffff, 0x80000001,
+                                          2,          0xfffffffe}[K]
+                  : Next() & 0xffffffff;
+        Env E;
+        E.setSymbol("n", Value::ofBits(T, X));
+        Interpreter I(E);
+        ASSERT_EQ(I.eval(*Q).Bits, I.eval(Reference).Bits) << X << " / " << D;
+      }
     }
   }
   // Powers of two are lowered with shifts, not by this expansion.
