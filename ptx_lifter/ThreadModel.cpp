@@ -171,6 +171,23 @@ std::optional<Split> splitBase(Context &C, const Expr *E,
       return std::nullopt;
     return Split{T->Base, C.select(E->operand(0), T->Offset, F->Offset)};
   }
+  case Op::Trunc: {
+    // Truncation is a ring homomorphism: trunc(zext(B) + X) = B + trunc(X)
+    // (llc forms 32-bit shared addresses from 64-bit sums this way).
+    Type Wide = E->operand(0)->type();
+    std::vector<const Expr *> Widened = Bases;
+    for (const Expr *B : Bases)
+      if (B->type().bits() < Wide.bits())
+        Widened.push_back(C.zextOrTrunc(B, Wide));
+    auto S = splitBase(C, E->operand(0), Widened);
+    if (!S)
+      return std::nullopt;
+    for (const Expr *B : Bases)
+      if (S->Base == B || S->Base == C.zextOrTrunc(B, Wide))
+        if (B->type() == E->type())
+          return Split{B, C.zextOrTrunc(S->Offset, E->type())};
+    return std::nullopt;
+  }
   case Op::PtrToInt:
   case Op::IntToPtr:
     if (E->operand(0)->type().bits() != E->type().bits())

@@ -70,4 +70,78 @@ std::optional<const Expr *> signedDivisionByConstant(Context &C, const Expr *N,
   return C.add(Q, Sign);
 }
 
+namespace {
+
+UnsignedMagic unsignedMagicOf(uint64_t D, unsigned Bits, unsigned KnownZeros) {
+  U128 Mod = U128(1) << Bits;
+  U128 Mask = Mod - 1;
+  U128 Dv = U128(D);
+  // Dividends have KnownZeros leading zero bits (after a pre-shift).
+  U128 AllOnes = (U128(1) << (Bits - KnownZeros)) - 1;
+  U128 NC = AllOnes - (AllOnes + 1 - Dv) % Dv;
+  U128 SignedMin = U128(1) << (Bits - 1), SignedMax = SignedMin - 1;
+  unsigned P = Bits - 1;
+  U128 Q1 = SignedMin / NC, R1 = SignedMin % NC;
+  U128 Q2 = SignedMax / Dv, R2 = SignedMax % Dv;
+  bool Add = false;
+  U128 Delta;
+  do {
+    ++P;
+    if (R1 >= NC - R1) {
+      Q1 = (2 * Q1 + 1) & Mask;
+      R1 = (2 * R1 - NC) & Mask;
+    } else {
+      Q1 = (2 * Q1) & Mask;
+      R1 = (2 * R1) & Mask;
+    }
+    if (R2 + 1 >= Dv - R2) {
+      Add |= Q2 >= SignedMax;
+      Q2 = (2 * Q2 + 1) & Mask;
+      R2 = (2 * R2 + 1 - Dv) & Mask;
+    } else {
+      Add |= Q2 >= SignedMin;
+      Q2 = (2 * Q2) & Mask;
+      R2 = (2 * R2 + 1) & Mask;
+    }
+    Delta = Dv - 1 - R2;
+  } while (P < 2 * Bits && (Q1 < Delta || (Q1 == Delta && R1 == 0)));
+  unsigned PostShift = P - Bits;
+  if (Add)
+    --PostShift;
+  return {uint64_t((Q2 + 1) & Mask), 0, PostShift, Add};
+}
+
+} // namespace
+
+UnsignedMagic unsignedMagic(uint64_t D, unsigned Bits) {
+  UnsignedMagic M = unsignedMagicOf(D, Bits, 0);
+  if (M.Add && (D & 1) == 0) {
+    unsigned Zeros = unsigned(__builtin_ctzll(D));
+    M = unsignedMagicOf(D >> Zeros, Bits, Zeros);
+    M.PreShift = Zeros;
+  }
+  return M;
+}
+
+std::optional<const Expr *>
+unsignedDivisionByConstant(Context &C, const Expr *N, uint64_t D) {
+  Type T = N->type();
+  unsigned Bits = T.bits();
+  if (!T.isInt() || Bits < 8 || Bits > 64)
+    return std::nullopt;
+  if (Bits < 64)
+    D &= (uint64_t(1) << Bits) - 1;
+  if (D <= 1 || (D & (D - 1)) == 0)
+    return std::nullopt;
+  UnsignedMagic M = unsignedMagic(D, Bits);
+  auto K = [&](uint64_t V) { return C.constant(T, V); };
+  const Expr *X = M.PreShift ? C.binary(Op::LShr, N, K(M.PreShift)) : N;
+  const Expr *Q = C.binary(Op::UMulHi, X, K(M.Magic));
+  if (M.Add) // q + ((n - q) >> 1), which cannot overflow
+    Q = C.add(C.binary(Op::LShr, C.sub(N, Q), K(1)), Q);
+  if (M.PostShift)
+    Q = C.binary(Op::LShr, Q, K(M.PostShift));
+  return Q;
+}
+
 } // namespace stagecheck::stages

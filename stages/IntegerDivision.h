@@ -39,6 +39,24 @@ std::optional<const ir::Expr *>
 signedDivisionByConstant(ir::Context &C, const ir::Expr *N, int64_t D,
                          bool SignBeforeShift = false);
 
+struct UnsignedMagic {
+  uint64_t Magic;      // in the divisor's width
+  unsigned PreShift;   // the dividend shifted right first (even divisors)
+  unsigned PostShift;  // the quotient shifted right last
+  bool Add;            // the magic needs Bits+1 bits: the "add" fix-up
+};
+
+/// The magic number for unsigned division by D in Bits bits (D > 1);
+/// Hacker's Delight figure 10-2 (magicu2), with LLVM's choice for even
+/// divisors that would need the add: divide D's odd part into n shifted
+/// right by D's trailing zeros.
+UnsignedMagic unsignedMagic(uint64_t D, unsigned Bits);
+
+/// n udiv D as the multiply-high expansion LLVM's BuildUDIV emits, for D
+/// not 0, 1 nor a power of two; nullopt else.
+std::optional<const ir::Expr *>
+unsignedDivisionByConstant(ir::Context &C, const ir::Expr *N, uint64_t D);
+
 } // namespace stagecheck::stages
 
 #endif

@@ -149,6 +149,8 @@ AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
   auto Start = std::chrono::steady_clock::now();
   AuditReport R;
   R.Bundle = &M;
+  for (const StagePair &P : pipelinePairs())
+    R.AllPairs &= O.Pairs.empty() || O.Pairs.count(P.id()) > 0;
   auto Selected = [&](const StagePair &P) {
     return O.Pairs.empty() || O.Pairs.count(P.id());
   };
@@ -263,9 +265,27 @@ void printAudit(std::ostream &OS, const AuditReport &R) {
   int Exit = exitCode(R.Overall);
   OS << "verdict: ";
   if (R.Overall == Verdict::Proved || R.Overall == Verdict::ProvedWithinTolerance) {
-    OS << (R.Overall == Verdict::Proved ? "proved: every stage keeps the "
-                                          "reference's meaning"
-                                        : "proved within tolerance");
+    // Never more than was proved: a bound or a selection of pairs is said.
+    size_t Bounded = 0;
+    for (const PairReport &P : R.Pairs)
+      Bounded += P.Result.Bound != "none";
+    OS << (R.Overall == Verdict::Proved ? "proved" : "proved within tolerance");
+    if (Bounded)
+      OS << " up to the bounds stated above (" << Bounded << " pair"
+         << (Bounded == 1 ? "" : "s") << ")";
+    if (!R.AllPairs) {
+      std::string Names;
+      for (const StagePair &P : pipelinePairs())
+        for (const PairReport &X : R.Pairs)
+          if (X.Pair.id() == P.id()) {
+            Names += (Names.empty() ? "" : ", ") + P.title();
+            break;
+          }
+      OS << ": only " << (Names.empty() ? std::string("no pair") : Names)
+         << " checked";
+    } else if (R.Overall == Verdict::Proved) {
+      OS << ": every stage keeps the reference's meaning";
+    }
   } else if (R.FirstFailure) {
     const PairReport &F = R.Pairs[*R.FirstFailure];
     if (F.Result.Kind == Verdict::Counterexample)

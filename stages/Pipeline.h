@@ -64,6 +64,8 @@ struct AuditReport {
   Verdict Overall = Verdict::Proved;
   /// The first pair, in pipeline order, that did not prove.
   std::optional<size_t> FirstFailure;
+  /// Every pair of the pipeline ran (no --stages selection).
+  bool AllPairs = true;
   double Seconds = 0;
 };
 

@@ -108,7 +108,7 @@ const Expr *rebuild(Context &C, const Expr *E,
 ///  - fma contraction (a relaxation: where the contract allows it, an
 ///    fadd/fsub of an fmul may be one fma; each choice is a behaviour the
 ///    kernel's compilation allows);
-///  - sdiv/srem by a constant as the multiply-high expansion (an exact
+///  - integer division by a constant as the multiply-high expansion (exact
 ///    rule, stages/IntegerDivision.h).
 class GuidedRewrite {
 public:
@@ -180,12 +180,25 @@ private:
     return nullptr;
   }
 
-  /// sdiv n, d and srem n, d for a constant d.
+  /// sdiv, srem, udiv and urem of n by a constant d.
   const Expr *divide(const Expr *N) {
-    if ((N->op() != Op::SDiv && N->op() != Op::SRem) ||
-        !N->operand(1)->isConst())
+    bool Division = N->op() == Op::SDiv || N->op() == Op::SRem ||
+                    N->op() == Op::UDiv || N->op() == Op::URem;
+    if (!Division || !N->operand(1)->isConst())
       return nullptr;
     const Expr *Dividend = N->operand(0), *Divisor = N->operand(1);
+    if (N->op() == Op::UDiv || N->op() == Op::URem) {
+      auto Q = unsignedDivisionByConstant(C, Dividend, Divisor->constBits());
+      if (!Q)
+        return nullptr;
+      const Expr *R = N->op() == Op::UDiv
+                          ? *Q
+                          : C.sub(Dividend, C.mul(*Q, Divisor));
+      if (!InTarget.count(R))
+        return nullptr;
+      ++Divisions;
+      return R;
+    }
     int64_t D = Value::ofBits(Divisor->type(), Divisor->constBits()).asSigned();
     for (bool SignBeforeShift : {false, true}) {
       auto Q = signedDivisionByConstant(C, Dividend, D, SignBeforeShift);
@@ -336,7 +349,7 @@ private:
       R.Relaxations.push_back("fma contraction (" +
                               std::to_string(Rewrite.fused()) + ")");
     if (Rewrite.divisions())
-      R.Relaxations.push_back("rule: sdiv/srem by a constant as a "
+      R.Relaxations.push_back("rule: integer division by a constant as a "
                               "multiply-high (" +
                               std::to_string(Rewrite.divisions()) + ")");
   }

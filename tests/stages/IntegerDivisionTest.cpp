@@ -91,3 +91,68 @@ TEST(IntegerDivision, ExpansionIsSdivOnI32Samples) {
 }
 
 } // namespace
+
+namespace {
+
+// Unsigned: every divisor and every dividend at i8, udiv the reference.
+TEST(IntegerDivision, UnsignedExpansionIsUdivForEveryI8Dividend) {
+  Context C;
+  Type T = Type::i(8);
+  const Expr *N = C.symbol("n", T);
+  unsigned Covered = 0;
+  for (uint64_t D = 0; D < 256; ++D) {
+    auto Q = stages::unsignedDivisionByConstant(C, N, D);
+    if (!Q)
+      continue;
+    ++Covered;
+    const Expr *Reference = C.binary(Op::UDiv, N, C.intConst(T, int64_t(D)));
+    for (uint64_t X = 0; X < 256; ++X) {
+      Env E;
+      E.setSymbol("n", Value::ofBits(T, X));
+      Interpreter I(E);
+      ASSERT_EQ(I.eval(*Q).Bits, I.eval(Reference).Bits) << X << " / " << D;
+    }
+  }
+  EXPECT_EQ(Covered, 256u - 2 - 7); // all but 0, 1 and the powers of two
+}
+
+TEST(IntegerDivision, UnsignedMagicNumbersAreLlvmsForI32) {
+  // As llc-22 emits them for udiv i32 by 3, 5 and 7.
+  auto M3 = stages::unsignedMagic(3, 32), M5 = stages::unsignedMagic(5, 32),
+       M7 = stages::unsignedMagic(7, 32);
+  EXPECT_EQ(M3.Magic, 0xAAAAAAABu);
+  EXPECT_EQ(M3.PostShift, 1u);
+  EXPECT_FALSE(M3.Add);
+  EXPECT_EQ(M5.Magic, 0xCCCCCCCDu);
+  EXPECT_EQ(M5.PostShift, 2u);
+  EXPECT_EQ(M7.Magic, 0x24924925u);
+  EXPECT_TRUE(M7.Add);
+  EXPECT_EQ(M7.PostShift, 2u);
+}
+
+TEST(IntegerDivision, UnsignedExpansionIsUdivOnI32Samples) {
+  Context C;
+  Type T = Type::i(32);
+  const Expr *N = C.symbol("n", T);
+  uint64_t S = 88172645463325252ull;
+  for (uint64_t D : {3ull, 5ull, 6ull, 7ull, 10ull, 12ull, 14ull, 25ull, 100ull,
+                     641ull, 1000003ull, 0x80000001ull, 0xfffffffeull,
+                     0xffffffffull}) {
+    auto Q = stages::unsignedDivisionByConstant(C, N, D);
+    ASSERT_TRUE(Q) << D;
+    const Expr *Reference = C.binary(Op::UDiv, N, C.constant(T, D));
+    for (int K = 0; K < 20000; ++K) {
+      S ^= S << 13;
+      S ^= S >> 7;
+      S ^= S << 17;
+      uint64_t X = K < 4 ? std::vector<uint64_t>{0, 1, 0xffffffff, 0x80000000}[K]
+                         : S & 0xffffffff;
+      Env E;
+      E.setSymbol("n", Value::ofBits(T, X));
+      Interpreter I(E);
+      ASSERT_EQ(I.eval(*Q).Bits, I.eval(Reference).Bits) << X << " / " << D;
+    }
+  }
+}
+
+} // namespace

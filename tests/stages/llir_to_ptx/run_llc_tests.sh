@@ -75,4 +75,31 @@ while read -r bundle kernel llir meta; do
   fi
 done <"$tmp/launches"
 echo "llc's PTX: $proved of $total corpus kernels proved, $fails unexpected"
-[[ $total -gt 0 && $fails -eq 0 ]]
+
+# Codegen cases in the manner of LLVM's NVPTX tests (llc/*.ll: arithmetic,
+# fma, cvt, setp/selp, ld/st), compiled without fp fusion: only the
+# contractions the IR marks are allowed. Each file says its verdict.
+echo '{"enable_fp_fusion": false}' >"$tmp/strict.json"
+cases=0
+for ll in "$here"/llc/*.ll; do
+  cases=$((cases + 1))
+  name=$(basename "$ll" .ll)
+  want=$(sed -n 's/^; expect: //p' "$ll" | head -1)
+  ptx=$tmp/case-$name.ptx
+  if ! "$llc" -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -O3 "$ll" -o "$ptx" 2>"$tmp/llc.err"; then
+    echo "FAIL: llc/$name: llc does not compile it: $(head -3 "$tmp/llc.err")"
+    fails=$((fails + 1))
+    continue
+  fi
+  "$stagecheck" check --from llir "$ll" --to ptx "$ptx" --meta "$tmp/strict.json" >"$tmp/out" 2>&1
+  got=$(sed -n 's/^verdict: \([a-z]*\).*/\1/p' "$tmp/out" | head -1)
+  if [[ $got == "$want" ]]; then
+    echo "ok:   llc/$name  $got"
+  else
+    echo "FAIL: llc/$name: $got, expected $want"
+    cat "$tmp/out"
+    fails=$((fails + 1))
+  fi
+done
+echo "codegen cases: $cases checked"
+[[ $total -gt 0 && $cases -gt 0 && $fails -eq 0 ]]
