@@ -257,8 +257,11 @@ std::string lineNote(const char *Stage, const std::string &File,
 class Checker {
 public:
   Checker(Context &C, const StageText &Llir, const StageText &Ptx,
-          const KernelInterface &KI, const LlirToPtxOptions &O)
-      : C(C), LlirFile(Llir), PtxFile(Ptx), Interface(KI), Options(O) {}
+          const KernelInterface &KI, const LlirToPtxOptions &O,
+          ThreadStage SourceStage = ThreadStage::Llir,
+          ThreadStage TargetStage = ThreadStage::Ptx)
+      : C(C), LlirFile(Llir), PtxFile(Ptx), Interface(KI), Options(O),
+        SourceStage(SourceStage), TargetStage(TargetStage) {}
 
   PairResult run() {
     auto Start = Clock::now();
@@ -290,12 +293,35 @@ private:
     llvmir::LlvmLiftOptions LO;
     LO.LoopBound = Options.Check.LoopBound;
     LO.FpFusion = Options.FpFusion;
-    Source = llvmir::liftLlvmText(C, LlirFile.Text, LlirFile.Name, Interface,
-                                  LO);
     ptx::PtxLiftOptions PO;
     PO.LoopBound = Options.Check.LoopBound;
     PO.Kernel = Interface.Kernel;
-    Target = ptx::liftPtxText(C, PtxFile.Text, PtxFile.Name, Interface, PO);
+    // The same machinery compares two files of one stage: what a side
+    // lacks (provenance of the other frontend) stays empty.
+    if (SourceStage == ThreadStage::Llir) {
+      Source = llvmir::liftLlvmText(C, LlirFile.Text, LlirFile.Name,
+                                    Interface, LO);
+    } else {
+      ptx::PtxLift P =
+          ptx::liftPtxText(C, LlirFile.Text, LlirFile.Name, Interface, PO);
+      Source.Thread = std::move(P.Thread);
+      Source.WriteLines = std::move(P.WriteLines);
+      Source.ExchangeLines = std::move(P.ExchangeLines);
+      Source.UndefinedLines = std::move(P.UndefinedLines);
+      Source.AtomicLines = std::move(P.AtomicLines);
+    }
+    if (TargetStage == ThreadStage::Ptx) {
+      Target = ptx::liftPtxText(C, PtxFile.Text, PtxFile.Name, Interface, PO);
+    } else {
+      LO.FpFusion = false;
+      llvmir::LlvmLift L = llvmir::liftLlvmText(C, PtxFile.Text, PtxFile.Name,
+                                                Interface, LO);
+      Target.Thread = std::move(L.Thread);
+      Target.WriteLines = std::move(L.WriteLines);
+      Target.ExchangeLines = std::move(L.ExchangeLines);
+      Target.UndefinedLines = std::move(L.UndefinedLines);
+      Target.AtomicLines = std::move(L.AtomicLines);
+    }
     std::vector<std::string> Bounds = Source.Thread.Bounds;
     for (const std::string &B : Target.Thread.Bounds)
       if (std::find(Bounds.begin(), Bounds.end(), B) == Bounds.end())
@@ -657,6 +683,7 @@ private:
   const StageText &LlirFile, &PtxFile;
   const KernelInterface &Interface;
   const LlirToPtxOptions &Options;
+  ThreadStage SourceStage, TargetStage;
   LlvmLift Source;
   PtxLift Target;
   std::vector<const Expr *> Assumptions;
@@ -669,6 +696,17 @@ PairResult checkLlirToPtx(Context &C, const StageText &Llir,
                           const StageText &Ptx, const KernelInterface &KI,
                           const LlirToPtxOptions &O) {
   return Checker(C, Llir, Ptx, KI, O).run();
+}
+
+PairResult checkSameThreadStage(Context &C, ThreadStage Stage,
+                                const StageText &Source,
+                                const StageText &Target,
+                                const KernelInterface &Interface,
+                                const CheckOptions &O) {
+  LlirToPtxOptions Strict;
+  Strict.Check = O;
+  Strict.FpFusion = false;
+  return Checker(C, Source, Target, Interface, Strict, Stage, Stage).run();
 }
 
 PairResult checkLlirToPtx(Context &C, const std::string &LlirPath,

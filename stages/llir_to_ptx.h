@@ -44,6 +44,9 @@ struct LlirToPtxOptions {
   bool FpFusion = true;
 };
 
+/// Which frontend lifts a file of this pair's machinery.
+enum class ThreadStage { Llir, Ptx };
+
 /// A stage file's text and the name its locations use.
 struct StageText {
   std::string Text;
@@ -54,6 +57,15 @@ struct StageText {
 /// the given interface (parameter element types). Malformed input throws
 /// ir::InputError; what a frontend does not model gives verdict Unknown
 /// with the frontend's reason.
+/// Two files of one stage (a mutant against its original: both PTX or both
+/// LLVM IR), by the same per-thread machinery, bit-exact, with no
+/// relaxation: proved means they have the same effects.
+PairResult checkSameThreadStage(ir::Context &C, ThreadStage Stage,
+                                const StageText &Source,
+                                const StageText &Target,
+                                const ir::KernelInterface &Interface,
+                                const CheckOptions &O);
+
 PairResult checkLlirToPtx(ir::Context &C, const std::string &LlirPath,
                           const std::string &PtxPath,
                           const ir::KernelInterface &Interface,

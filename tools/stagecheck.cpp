@@ -25,6 +25,7 @@
 #include <cstring>
 #include <cxxopts.hpp>
 #include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -120,6 +121,7 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
                              const std::string &To, const std::string &Source,
                              const std::string &Target,
                              const std::string &Meta,
+                             const std::string &InterfaceFrom,
                              const stages::CheckOptions &Options) {
   if (From == "sir" && To == "sir")
     return stages::checkRefinement(C, loadEffects(C, Source),
@@ -139,9 +141,33 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
     return stages::checkLlirToPtx(C, Source, Target,
                                   llvmir::inferInterface(Source), O);
   }
+  // Two files of one stage (a mutant against its original): the same
+  // machinery, bit-exact, no relaxation.
+  if (From == To && (From == "ttir" || From == "ttgir")) {
+    readFile(Source);
+    readFile(Target);
+    return stages::checkTtirToTtgir(C, Source, Target, Options);
+  }
+  if (From == To && (From == "llir" || From == "ptx")) {
+    stages::StageText S{readFile(Source), Source}, T{readFile(Target), Target};
+    std::string Llir = From == "llir" ? Source : InterfaceFrom;
+    if (Llir.empty()) {
+      std::filesystem::path Sibling(Source);
+      Sibling.replace_extension(".llir");
+      if (!std::filesystem::exists(Sibling))
+        throw InputError("ptx -> ptx needs --llir FILE (the LLVM IR the "
+                         "kernel's element types come from)");
+      Llir = Sibling.string();
+    }
+    readFile(Llir);
+    return stages::checkSameThreadStage(
+        C, From == "llir" ? stages::ThreadStage::Llir : stages::ThreadStage::Ptx,
+        S, T, llvmir::inferInterface(Llir), Options);
+  }
   throw InputError("stage pair '" + From + " -> " + To +
                    "' is not supported by check (supported: sir -> sir, "
-                   "ttir -> ttgir, llir -> ptx)");
+                   "ttir -> ttgir, llir -> ptx, and any of ttir, ttgir, llir, "
+                   "ptx against itself)");
 }
 
 int runCheck(int Argc, char **Argv) {
@@ -155,6 +181,10 @@ int runCheck(int Argc, char **Argv) {
       "meta",
       "Triton's metadata of the kernel (<kernel>.json): enable_fp_fusion "
       "decides whether the PTX may fuse an fmul into an add (default: yes)",
+      cxxopts::value<std::string>())(
+      "llir",
+      "for ptx -> ptx: the LLVM IR the kernel's element types come from "
+      "(default: SOURCE with the extension .llir)",
       cxxopts::value<std::string>())(
       "loop-bound",
       "loops that do not correspond are checked for trip counts up to this",
@@ -186,7 +216,8 @@ int runCheck(int Argc, char **Argv) {
   stages::PairResult R =
       checkPair(C, P["from"].as<std::string>(), P["to"].as<std::string>(),
                 Files[0], Files[1],
-                P.count("meta") ? P["meta"].as<std::string>() : "", Options);
+                P.count("meta") ? P["meta"].as<std::string>() : "",
+                P.count("llir") ? P["llir"].as<std::string>() : "", Options);
 
   std::cout << "check " << Files[0] << " -> " << Files[1] << "   "
             << smt::spelling(Options.Arithmetic) << " ("

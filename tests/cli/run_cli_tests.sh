@@ -46,5 +46,17 @@ expect 1 "counterexample" -- "$stagecheck" check --json "$tmp/r.json" "$sir/asso
 grep -q '"verdict": "counterexample"' "$tmp/r.json" || { echo "FAIL: json verdict"; fails=$((fails + 1)); }
 expect 3 "cannot write" -- "$stagecheck" check --json /nonexistent/dir/r.json "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 
+# A stage file against itself and against a mutant of it (what the
+# mutation harness asks to set equivalent mutants aside).
+k=$(dirname "$0")/../corpus/tutorial_vector_add/kernels/add_kernel/add_kernel
+for s in ttir ttgir llir ptx; do
+  expect 0 "verdict: proved" -- "$stagecheck" check --from $s --to $s "$k.$s" "$k.$s"
+done
+sed 's/setp.lt.s32/setp.le.s32/' "$k.ptx" >"$tmp/mutant.ptx"
+expect 1 "verdict: counterexample" -- "$stagecheck" check --from ptx --to ptx --llir "$k.llir" "$k.ptx" "$tmp/mutant.ptx"
+expect 3 "needs --llir" -- "$stagecheck" check --from ptx --to ptx "$tmp/mutant.ptx" "$k.ptx"
+sed 's/icmp slt/icmp sle/' "$k.llir" >"$tmp/mutant.llir"
+expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to llir "$k.llir" "$tmp/mutant.llir"
+
 if [[ $fails -ne 0 ]]; then echo "$fails CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"
