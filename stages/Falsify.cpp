@@ -23,13 +23,32 @@ public:
   /// inputs turns almost every wild draw into a NaN on both sides, and only
   /// ordinary inputs show where its sides differ.
   Value value(Type T, bool Tame = false) {
+    if (Tame && !Pool.empty()) {
+      double V = Pool[Rng() % Pool.size()];
+      if (T.isFloat())
+        return {T, fp::fromDouble(V, floatFormat(T), RoundingMode::NearestEven)};
+      return Value::ofBits(T, uint64_t(int64_t(V)));
+    }
     if (T.isFloat())
       return {T, Tame ? tameFloatBits(T) : floatBits(T)};
     return Value::ofBits(T, Tame ? Rng() % 8 : intBits(T.bits()));
   }
 
+  /// Colliding inputs: tame values drawn from two of a few small numbers
+  /// (signed zeros among them), so ties, comparisons of equal values and
+  /// the sign of zero come up; empty for ordinary draws.
+  void collide(bool On) {
+    Pool.clear();
+    if (!On)
+      return;
+    const double Choices[] = {0.0, -0.0, 1.0, -1.0};
+    unsigned A = unsigned(Rng() % 4), B = unsigned(Rng() % 3);
+    Pool = {Choices[A], Choices[B >= A ? B + 1 : B]};
+  }
+
 private:
   std::mt19937_64 Rng;
+  std::vector<double> Pool;
 
   uint64_t intBits(unsigned W) {
     switch (Rng() % 6) {
@@ -103,6 +122,7 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
     // Every other trial draws tame buffer contents (symbols stay wild:
     // sizes and program ids need their edge values).
     bool Tame = Trial % 2 == 1;
+    Gen.collide(Trial % 8 == 5);
     bool FromBase = !O.Base.symbols().empty() && Trial % 4 >= 2;
     Env Inputs;
     for (const Expr *S : Symbols) {

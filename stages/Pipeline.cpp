@@ -159,17 +159,20 @@ AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
     bool Cacheable = O.Cache && findChecker(P);
     ResultCache::Key Key{P.id(), checkerVersion(P), optionsKey(O.Check),
                          Cacheable ? inputsOf(P, M, L) : std::vector<std::string>{}};
+    auto TimedOut = [](const PairResult &X) {
+      return X.Kind == Verdict::Unknown &&
+             X.Reason.find("timeout") != std::string::npos;
+    };
     if (Cacheable)
-      if (std::optional<PairResult> Hit = O.Cache->lookup(Key)) {
+      if (std::optional<PairResult> Hit = O.Cache->lookup(Key);
+          Hit && !(O.RetryTimeouts && TimedOut(*Hit))) {
         Report.Result = std::move(*Hit);
         Report.FromCache = true;
         R.Pairs.push_back(std::move(Report));
         return;
       }
     Report.Result = runPair(P, M, L, O.Check);
-    // A timeout depends on the machine's load: never remember one.
-    bool Remember = Report.Result.Reason.find("timeout") == std::string::npos;
-    if (Cacheable && Remember)
+    if (Cacheable)
       O.Cache->store(Key, Report.Result);
     R.Pairs.push_back(std::move(Report));
   };

@@ -88,6 +88,10 @@ struct AuditOptions {
   /// Pair ids to run ("fx->ttir"...); empty means all.
   std::set<std::string> Pairs;
   ResultCache *Cache = nullptr;
+  /// A remembered timeout is run again rather than reused (a timeout
+  /// depends on the machine and its load; by default an unchanged pair
+  /// that timed out under the same limits is taken to time out again).
+  bool RetryTimeouts = false;
 };
 
 AuditReport audit(const bundle::Manifest &M, const AuditOptions &O);

@@ -287,6 +287,9 @@ int runCorpus(int Argc, char **Argv) {
       "cache", "verdict cache directory",
       cxxopts::value<std::string>()->default_value(defaultCacheDir()))(
       "no-cache", "neither read nor write the verdict cache")(
+      "retry-timeouts",
+      "run pairs whose remembered verdict is a timeout again (by default an "
+      "unchanged pair that timed out under the same limits is not rerun)")(
       "timeout-ms", "wall-clock limit per query",
       cxxopts::value<unsigned>()->default_value("20000"))(
       "stages",
@@ -346,6 +349,8 @@ int runCorpus(int Argc, char **Argv) {
       Args.push_back("--cache");
       Args.push_back(Cache);
     }
+    if (P.count("retry-timeouts"))
+      Args.push_back("--retry-timeouts");
     if (P.count("stages")) {
       Args.push_back("--stages");
       Args.push_back(P["stages"].as<std::string>());

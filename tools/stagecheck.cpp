@@ -322,7 +322,9 @@ int runAudit(int Argc, char **Argv) {
       "llir->ptx (default: all)",
       cxxopts::value<std::vector<std::string>>())(
       "cache", "reuse and remember verdicts in this directory",
-      cxxopts::value<std::string>())("h,help", "this help")(
+      cxxopts::value<std::string>())(
+      "retry-timeouts", "run pairs whose remembered verdict is a timeout again")(
+      "h,help", "this help")(
       "bundle", "BUNDLE", cxxopts::value<std::vector<std::string>>());
   addSolverOptions(O);
   O.parse_positional({"bundle"});
@@ -352,6 +354,7 @@ int runAudit(int Argc, char **Argv) {
     Cache.emplace(P["cache"].as<std::string>());
     Options.Cache = &*Cache;
   }
+  Options.RetryTimeouts = P.count("retry-timeouts") > 0;
   stages::AuditReport R = stages::audit(M, Options);
   stages::printAudit(std::cout, R);
   if (P.count("json"))
