@@ -16,8 +16,9 @@ mutated stage file is checked against the original one (`stagecheck check
 --from S --to S`); if they are proved equivalent the mutant is set aside,
 not counted as a miss. Outcomes:
 
-  caught       the first failing pair is the mutated one, with a counterexample
-  mislocated   a counterexample, but first at another pair
+  caught       the mutated pair (proved on the original) gives a counterexample
+               and every earlier pair keeps the original's verdict
+  mislocated   a counterexample, but an earlier pair changed too
   inconclusive the mutated pair is `unknown`
   missed       every pair proved although the mutant is not equivalent
   equivalent   proved equivalent to the original: set aside
@@ -165,26 +166,42 @@ def bundles_under(dirs):
     return sorted(found)
 
 
-def classify(stagecheck, bundle, stage, launch_index, cache):
-    report = os.path.join(bundle, "..", "report.json")
+PIPELINE = ["fx->ttir", "ttir->ttgir", "ttgir->llir", "llir->ptx"]
+
+
+def audit_verdicts(stagecheck, bundle, cache):
+    """(kernel or None, pair) -> verdict of every pair the audit ran, or None
+    when the bundle is not valid input."""
+    report = os.path.join(os.path.dirname(os.path.abspath(bundle)), "report.json")
     r = run([stagecheck, "audit", "--cache", cache, "--json", report, bundle])
     if r.returncode == 3:
-        return "invalid", r.stdout.strip().splitlines()[-1:]
+        return None, r.stdout.strip().splitlines()[-1:]
     rep = json.load(open(report))
-    want = PAIR_ENDING_AT[stage]
-    first = rep["first_failure"]
-    kernel = rep["kernels"][launch_index]["kernel"] if rep["kernels"] else None
     verdicts = {}
     for p in rep["program"]:
         verdicts[(None, p["pair"])] = p["result"]["verdict"]
     for k in rep["kernels"]:
         for p in k["pairs"]:
             verdicts[(k["kernel"], p["pair"])] = p["result"]["verdict"]
-    mutated = verdicts.get((None if want == "fx->ttir" else kernel, want))
+    return verdicts, []
+
+
+def classify(stagecheck, bundle, stage, kernel, cache, original):
+    """Compares the mutant's audit with the original bundle's: the mutant is
+    caught when the pair ending at the mutated stage turns from proved into a
+    counterexample while every earlier pair keeps its verdict."""
+    verdicts, notes = audit_verdicts(stagecheck, bundle, cache)
+    if verdicts is None:
+        return "invalid", notes
+    want = PAIR_ENDING_AT[stage]
+    key = (None if want == "fx->ttir" else kernel, want)
+    mutated = verdicts.get(key)
+    earlier = PIPELINE[:PIPELINE.index(want)]
+    moved = [k for k in verdicts if k[1] in earlier and verdicts[k] != original.get(k)]
     if mutated == "counterexample":
-        if first and first["pair"] == want:
+        if not moved:
             return "caught", []
-        return "mislocated", [f"first failure at {first['pair'] if first else None}"]
+        return "mislocated", [f"also changed: {k[1]} {verdicts[k]}" for k in moved]
     if mutated in ("unknown", None):
         return "inconclusive", []
     return "missed", []
@@ -208,9 +225,19 @@ def main():
         for bundle in bundles_under(args.dirs):
             manifest = json.load(open(os.path.join(bundle, "manifest.json")))
             launches = [s for s in manifest["steps"] if s["kind"] == "launch"]
+            baseline, _ = audit_verdicts(args.stagecheck, bundle, cache)
+            if baseline is None:
+                continue
             for li, launch in enumerate(launches):
                 for stage in stages:
                     rel = launch["files"][stage]
+                    # Only a pair the original proves can show a mutant.
+                    pair = PAIR_ENDING_AT[stage]
+                    before = baseline.get((None if pair == "fx->ttir" else launch["kernel"], pair))
+                    if before != "proved":
+                        print(f"skipped      {os.path.basename(bundle)} {stage}: the original "
+                              f"gives {before} at {pair}", flush=True)
+                        continue
                     original = open(os.path.join(bundle, rel)).read().split("\n")
                     for op in OPERATORS[stage]:
                         sites = op.sites(original)
@@ -232,7 +259,8 @@ def main():
                                 record["outcome"] = "equivalent"
                             else:
                                 record["outcome"], record["notes"] = classify(
-                                    args.stagecheck, mutant_dir, stage, li, cache)
+                                    args.stagecheck, mutant_dir, stage, launch["kernel"],
+                                    cache, baseline)
                             records.append(record)
                             print(f"{record['outcome']:12} {record['bundle']} {stage} "
                                   f"{op.name} line {record['line']}", flush=True)

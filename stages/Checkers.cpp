@@ -15,13 +15,46 @@ namespace stagecheck::stages {
 
 namespace {
 
-PairResult ttirToTtgir(ir::Context &C, const bundle::Manifest &,
+/// What each pointer argument of the launch may reach: the elements of
+/// its tensor's storage (tensors that alias share one), from where it
+/// points. Scratch pointers are left unbounded.
+ParameterReach reachOf(const bundle::Manifest &M, const bundle::Launch &L) {
+  std::map<std::string, int64_t> End; // storage -> one past its last element
+  auto StorageOf = [&](const bundle::Tensor &T) {
+    return T.AliasOf.value_or(T.Name);
+  };
+  for (const auto &[Name, T] : M.Tensors) {
+    int64_t Last = T.Offset;
+    bool Empty = false;
+    for (size_t D = 0; D < T.Shape.size(); ++D) {
+      Empty |= T.Shape[D] == 0;
+      Last += (T.Shape[D] - 1) * T.Strides[D];
+    }
+    int64_t &E = End[StorageOf(T)];
+    E = std::max(E, Empty ? T.Offset : Last + 1);
+  }
+  ParameterReach Reach;
+  unsigned K = 0;
+  for (const bundle::LaunchArg &A : L.Args) {
+    if (A.isConstexpr())
+      continue;
+    unsigned Position = K++;
+    auto T = M.Tensors.find(A.Tensor);
+    if (!A.isPointer() || T == M.Tensors.end())
+      continue;
+    int64_t Base = T->second.Offset + A.ElementOffset;
+    Reach[ir::paramName(Position)] = {-Base, End[StorageOf(T->second)] - Base};
+  }
+  return Reach;
+}
+
+PairResult ttirToTtgir(ir::Context &C, const bundle::Manifest &M,
                        const bundle::Launch *L, const CheckOptions &O) {
   std::string Source = L->file("ttir"), Target = L->file("ttgir");
   if (Source.empty() || Target.empty())
     throw ir::InputError({}, "kernel " + L->Kernel +
                                  " lists no TTIR or no TTGIR file");
-  return checkTtirToTtgir(C, Source, Target, O);
+  return checkTtirToTtgir(C, Source, Target, O, reachOf(M, *L));
 }
 
 /// The launch's scalar arguments and grid size as constants, by the symbols
@@ -185,7 +218,7 @@ void registerBuiltinCheckers() {
     return;
   Done = true;
   registerFxToTtirChecker(liftTtirForLaunch);
-  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-1");
+  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-2");
   registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-1");
 }
 

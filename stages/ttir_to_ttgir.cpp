@@ -130,8 +130,8 @@ private:
 class Checker {
 public:
   Checker(Context &C, const ttir::Module &S, const ttir::Module &T,
-          const CheckOptions &O)
-      : C(C), Source(S), Target(T), Options(O) {}
+          const CheckOptions &O, const ParameterReach &Reach)
+      : C(C), Source(S), Target(T), Options(O), Reach(Reach) {}
 
   PairResult run() {
     auto Start = std::chrono::steady_clock::now();
@@ -154,12 +154,14 @@ private:
   Context &C;
   const ttir::Module &Source, &Target;
   const CheckOptions &Options;
+  const ParameterReach &Reach;
 
   /// Steps 1 and 2: unrolled constant loops, summarised symbolic ones.
   PairResult correspondence() {
     LiftOptions LO;
     LO.Loops = LiftOptions::LoopMode::Summarize;
     LO.WhileBound = Options.LoopBound;
+    LO.Reach = Reach;
     LiftResult LS = ttir::liftKernel(C, Source, LO);
     LiftResult LT = ttir::liftKernel(C, Target, LO);
     bool Complete = LS.NotSummarized.empty() && LT.NotSummarized.empty();
@@ -221,6 +223,7 @@ private:
     LiftOptions Base;
     Base.Loops = LiftOptions::LoopMode::Cases;
     Base.WhileBound = Options.LoopBound;
+    Base.Reach = Reach;
     std::vector<std::pair<LoopKey, Origin>> Keys;
     std::vector<const Expr *> Launch;
     auto Discover = [&](const LiftResult &L) {
@@ -377,16 +380,18 @@ private:
 } // namespace
 
 PairResult checkTtirToTtgir(Context &C, const ttir::Module &Source,
-                            const ttir::Module &Target, const CheckOptions &O) {
-  return Checker(C, Source, Target, O).run();
+                            const ttir::Module &Target, const CheckOptions &O,
+                            const ParameterReach &Reach) {
+  return Checker(C, Source, Target, O, Reach).run();
 }
 
 PairResult checkTtirToTtgir(Context &C, const std::string &TtirPath,
                             const std::string &TtgirPath,
-                            const CheckOptions &O) {
+                            const CheckOptions &O,
+                            const ParameterReach &Reach) {
   ttir::Module Source = ttir::parseModuleFile(TtirPath);
   ttir::Module Target = ttir::parseModuleFile(TtgirPath);
-  return checkTtirToTtgir(C, Source, Target, O);
+  return checkTtirToTtgir(C, Source, Target, O, Reach);
 }
 
 } // namespace stagecheck::stages

@@ -31,20 +31,30 @@
 #include "frontends/ttir/Mlir.h"
 #include "stages/Refinement.h"
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 namespace stagecheck::stages {
+
+/// The elements each pointer parameter may reach, [Low, High) relative to
+/// where it points ("arg0" -> ...), from a launch's tensors: an access
+/// outside is undefined behaviour on both sides, so a stage that loads or
+/// stores where the other does not is less defined. Empty: unbounded.
+using ParameterReach = std::map<std::string, std::pair<int64_t, int64_t>>;
 
 /// Checks that the TTGIR file refines the TTIR file. Malformed input throws
 /// ir::InputError (file:line:column); an op that is not modelled gives
 /// verdict Unknown with reason "unsupported op NAME at FILE:LINE:COL".
 PairResult checkTtirToTtgir(ir::Context &C, const std::string &TtirPath,
                             const std::string &TtgirPath,
-                            const CheckOptions &O);
+                            const CheckOptions &O,
+                            const ParameterReach &Reach = {});
 
 /// The same for parsed modules (tests and mutants keep their text in memory).
 PairResult checkTtirToTtgir(ir::Context &C, const ttir::Module &Source,
-                            const ttir::Module &Target, const CheckOptions &O);
+                            const ttir::Module &Target, const CheckOptions &O,
+                            const ParameterReach &Reach = {});
 
 } // namespace stagecheck::stages
 

@@ -214,6 +214,7 @@ bool Lifter::liftMemoryOp(const Operation &O) {
       Other = adapt(get(O, 2), Shape, O);
       Defined = C.andOf(Defined, C.orOf(Mask, Other->Defined));
     }
+    checkReach(P, Mask ? Mask : C.trueExpr(), Shape, "load", O);
     const Expr *E = loadElement(P, Mask, Other ? &*Other : nullptr, O);
     define(O, tensorOf(Ty, E, Defined));
     return true;
@@ -243,6 +244,7 @@ bool Lifter::liftMemoryOp(const Operation &O) {
       Value = C.cast(Op::Bitcast, Value, P.BufferElem);
     addUndefined(C.notOf(AddressDefined), Shape,
                  "store through a poison address or mask", O);
+    checkReach(P, When, Shape, "store", O);
     Write W{When, P.Buffer, P.E, Value, V.Defined, origin(O), LoopBound};
     std::vector<BoundVariable> Elements = boundOf(Shape);
     W.Bound.insert(W.Bound.end(), Elements.begin(), Elements.end());
@@ -456,6 +458,7 @@ bool Lifter::liftMemoryOp(const Operation &O) {
       Defined = C.andOf(Defined, C.orOf(Mask ? Mask : C.trueExpr(),
                                         Other->Defined));
     }
+    checkReach(P, Mask ? Mask : C.trueExpr(), View.Shape, "load", O);
     Val Loaded;
     Loaded.Shape = View.Shape;
     Loaded.E = loadElement(P, Mask, Other ? &*Other : nullptr, O);

@@ -532,6 +532,24 @@ void Lifter::addUndefined(const Expr *Cond, const std::vector<int64_t> &Shape,
   R.Trace.push_back({{O.Name, O.Pos, M.resolve(O.Location)}, {When}, {}});
 }
 
+void Lifter::checkReach(const Val &P, const Expr *When,
+                        const std::vector<int64_t> &Shape,
+                        const std::string &What, const Operation &O) {
+  auto It = Opt.Reach.find(P.Buffer);
+  if (!P.IsPtr || It == Opt.Reach.end())
+    return;
+  auto [Low, High] = It->second;
+  Type I64 = Type::i(64);
+  const Expr *Index = C.sextOrTrunc(P.E, I64);
+  const Expr *Outside =
+      C.orOf(C.icmp(ICmpPredicate::Slt, Index, C.intConst(I64, Low)),
+             C.icmp(ICmpPredicate::Sge, Index, C.intConst(I64, High)));
+  addUndefined(C.andOf(When, Outside), Shape,
+               What + " outside the " + std::to_string(High - Low) +
+                   " elements " + P.Buffer + " may reach",
+               O);
+}
+
 Val Lifter::select(const Expr *Cond, const Val &T, const Val &F, const Operation &O) {
   if (Cond->isTrue())
     return T;

@@ -103,6 +103,10 @@ struct LiftOptions {
   /// ex2.approx, arith.divf as div.full, math.sqrt and math.log as libdevice
   /// calls. The rules used are counted in LiftResult::Rules.
   bool Lowering = false;
+  /// The elements each pointer parameter may reach, [Low, High) relative
+  /// to where it points (a launch's tensors): a load or store outside is
+  /// undefined behaviour. Parameters not listed reach everywhere.
+  std::map<std::string, std::pair<int64_t, int64_t>> Reach;
 };
 
 struct LiftResult {

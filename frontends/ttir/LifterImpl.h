@@ -137,6 +137,11 @@ public:
   void liftCall(const Operation &O);
   Val select(const ir::Expr *Cond, const Val &T, const Val &F, const Operation &O);
   /// Adds an undefined-behaviour condition over the elements of Shape.
+  /// Undefined behaviour where an access through P under When leaves the
+  /// parameter's reach (LiftOptions::Reach).
+  void checkReach(const Val &P, const ir::Expr *When,
+                  const std::vector<int64_t> &Shape, const std::string &What,
+                  const Operation &O);
   void addUndefined(const ir::Expr *Cond, const std::vector<int64_t> &Shape,
                     const std::string &Reason, const Operation &O);
 
