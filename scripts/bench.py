@@ -60,6 +60,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=1,
                     help="parallel audits (1 measures each pair without contention)")
     ap.add_argument("--pairs", default="", help="only these pairs in the tables")
+    ap.add_argument("--json", help="also keep the first run's corpus report here")
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
     wanted = set(p for p in args.pairs.split(",") if p)
@@ -70,6 +71,8 @@ def main():
                                        os.path.join(tmp, "first.json"))
         second, second_wall = run_corpus(args.stagecheck, args.dirs, args.jobs, cache,
                                          os.path.join(tmp, "second.json"))
+        if args.json:
+            json.dump(first, open(args.json, "w"), indent=1)
 
     results = [r for r in first["results"] if not wanted or r["pair"] in wanted]
     pairs = ["fx->ttir", "ttir->ttgir", "ttgir->llir", "llir->ptx"]

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -37,6 +38,19 @@ public:
   /// Colliding inputs: tame values drawn from two of a few small numbers
   /// (signed zeros among them), so ties, comparisons of equal values and
   /// the sign of zero come up; empty for ordinary draws.
+  /// Inputs at the program's own thresholds: the float constants its
+  /// comparisons test against, with either sign and one step either side,
+  /// so a `<` that became `<=` shows at the one value where they differ.
+  void thresholds(const std::vector<double> &Constants) {
+    Pool.clear();
+    if (Constants.empty())
+      return;
+    double C = Constants[Rng() % Constants.size()];
+    for (double V : {C, std::nextafter(C, INFINITY), std::nextafter(C, -INFINITY)})
+      for (double S : {1.0, -1.0})
+        Pool.push_back(S * V);
+  }
+
   void collide(bool On) {
     Pool.clear();
     if (!On)
@@ -108,7 +122,17 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
   // Integer symbols whose bits are read as a float (a value received from
   // another thread travels as bits) are drawn as that float.
   std::map<const Expr *, Type> ReadAsFloat;
+  std::vector<double> Thresholds;
   for (const Expr *E : postOrder(Roots)) {
+    if (E->op() == Op::FCmp)
+      for (const Expr *X : E->operands())
+        if (X->isConst()) {
+          double V = Value::ofBits(X->type(), X->constBits()).asDouble();
+          if (std::isfinite(V) && V != 0 &&
+              std::find(Thresholds.begin(), Thresholds.end(), V) ==
+                  Thresholds.end())
+            Thresholds.push_back(V);
+        }
     if (E->op() == Op::Symbol)
       Symbols.push_back(E);
     if (E->op() == Op::Bitcast && E->type().isFloat() &&
@@ -123,6 +147,8 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
     // sizes and program ids need their edge values).
     bool Tame = Trial % 2 == 1;
     Gen.collide(Trial % 8 == 5);
+    if (Trial % 8 == 7)
+      Gen.thresholds(Thresholds);
     bool FromBase = !O.Base.symbols().empty() && Trial % 4 >= 2;
     Env Inputs;
     for (const Expr *S : Symbols) {

@@ -845,8 +845,21 @@ private:
       Stat.second += std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - Start)
                          .count();
-      if (!Ok)
+      if (!Ok) {
+        // A class the solver could not decide may still overflow where the
+        // reference stays finite: an input found by testing (and replayed)
+        // is a counterexample whatever the solver said.
+        if (Result.Kind == Verdict::Unknown) {
+          std::string Undecided = Result.Reason;
+          if (!checkRange(E.Tensor) && Result.Kind == Verdict::Counterexample) {
+            Result.Reason.clear();
+            if (Result.Cex)
+              Result.Cex->Notes.push_back("the value question was not decided (" +
+                                          Undecided + ")");
+          }
+        }
         return;
+      }
     }
     if (Normal.extremaFlattened())
       Result.Relaxations.push_back(
