@@ -256,9 +256,35 @@ Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
 
 } // namespace
 
+namespace {
+
+QueryResult solveWithin(const Query &Q, const SolverOptions &O,
+                        std::chrono::steady_clock::time_point Start);
+
+} // namespace
+
 QueryResult solve(const Query &Q, const SolverOptions &O) {
+  auto Start = std::chrono::steady_clock::now();
+  if (!O.Deadline)
+    return solveWithin(Q, O, Start);
+  SolverOptions Limited = O;
+  auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  *O.Deadline - Start).count();
+  if (Left <= 0) {
+    QueryResult R;
+    R.Kind = Outcome::Unknown;
+    R.Reason = "the check's time limit was reached";
+    return R;
+  }
+  Limited.TimeoutMs = unsigned(std::min<int64_t>(Left, O.TimeoutMs));
+  return solveWithin(Q, Limited, Start);
+}
+
+namespace {
+
+QueryResult solveWithin(const Query &Q, const SolverOptions &O,
+                        std::chrono::steady_clock::time_point Start) {
   using Clock = std::chrono::steady_clock;
-  auto Start = Clock::now();
   QueryResult R;
   auto Finish = [&](Outcome K, std::string Reason = "") {
     R.Kind = K;
@@ -312,6 +338,8 @@ QueryResult solve(const Query &Q, const SolverOptions &O) {
                                         : "unreadable solver answer");
   }
 }
+
+} // namespace
 
 std::string solverVersion() {
   unsigned Major, Minor, Build, Revision;

@@ -16,6 +16,8 @@
 #include "ir/Interpreter.h"
 #include "smt/Mode.h"
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,9 @@ struct SolverOptions {
   unsigned MemoryLimitMB = 4096;
   /// When set, every query is also written there as SMT-LIB.
   std::string DumpDir;
+  /// The end of the whole check the query belongs to: a query stops there
+  /// whatever TimeoutMs says (unknown), one asked after it is not run.
+  std::optional<std::chrono::steady_clock::time_point> Deadline;
 };
 
 enum class Outcome { Proved, Counterexample, Unknown };

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -67,16 +68,37 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
   };
   for (unsigned Try = 0; Try < 96 && Out.size() < 8; ++Try) {
     Env E;
-    uint64_t Pid = Rng() % (Try % 3 == 0 ? 64 : Try % 3 == 1 ? 1u << 20 : 1u << 30);
+    // The first programs, where masks differ, then any.
+    uint64_t Pid = Try < 4 ? Try
+                           : Rng() % (Try % 3 == 0 ? 64
+                                      : Try % 3 == 1 ? 1u << 20
+                                                     : 1u << 30);
     for (const Expr *S : Symbols) {
       uint64_t V;
       if (S->role() == SymbolRole::ProgramId)
         V = Pid;
       else if (S->role() == SymbolRole::NumPrograms)
-        V = Pid + 1 + Rng() % 64;
-      else
+        V = Pid + 1 + (Try < 4 ? Try : Rng() % 64);
+      else if (S->role() == SymbolRole::Param)
         V = Try % 2 ? Rng() : Rng() % (Try % 4 == 0 ? 16 : 4096);
+      else
+        V = 0; // the shared base and other addresses: a valid small one
       E.setSymbol(S->name(), Value::ofBits(S->type(), V));
+    }
+    // Divisibility assumptions (srem(x, D) == 0) are met by construction.
+    for (const Expr *A : Assumptions) {
+      if (A->op() != Op::ICmp || A->icmpPredicate() != ICmpPredicate::Eq)
+        continue;
+      const Expr *L = A->operand(0), *R = A->operand(1);
+      if (L->isConst())
+        std::swap(L, R);
+      if (!R->isConst() || R->constBits() != 0 || L->op() != Op::SRem ||
+          L->operand(0)->op() != Op::Symbol || !L->operand(1)->isConst())
+        continue;
+      const Expr *X = L->operand(0);
+      uint64_t D = L->operand(1)->constBits();
+      if (const Value *V = E.symbol(X->name()); V && D)
+        E.setSymbol(X->name(), Value::ofBits(X->type(), V->Bits / D * D));
     }
     if (Accept(E))
       Out.push_back(E);
@@ -111,92 +133,135 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
   return Out;
 }
 
-std::optional<Fingerprint> fingerprint(const Expr *E,
-                                       std::vector<Interpreter> &Inputs) {
+/// E's values on the samples where Where (its context; null: always)
+/// holds, as (holds, value) per sample; nullopt when fewer than two
+/// samples are in context or E cannot be evaluated.
+std::optional<Fingerprint> fingerprint(const Expr *E, const Expr *Where,
+                                       std::deque<Interpreter> &Inputs) {
   Fingerprint F;
+  unsigned Holding = 0;
   try {
-    for (Interpreter &I : Inputs)
-      F.push_back(I.eval(E).Bits);
+    for (Interpreter &I : Inputs) {
+      bool Holds = true;
+      if (Where) {
+        try {
+          Holds = I.eval(Where).isTrue();
+        } catch (const EvalError &) {
+        }
+      }
+      F.push_back(Holds);
+      F.push_back(Holds ? I.eval(E).Bits : 0);
+      Holding += Holds;
+    }
   } catch (const EvalError &) {
     return std::nullopt;
   }
+  if (Holding < 2)
+    return std::nullopt;
   return F;
 }
 
-bool constantPrint(const Fingerprint &F) {
-  return std::all_of(F.begin(), F.end(), [&](uint64_t V) { return V == F[0]; });
+/// Every sample in context gives the same value: that value.
+std::optional<uint64_t> constantPrint(const Fingerprint &F) {
+  std::optional<uint64_t> V;
+  for (size_t K = 0; K + 1 < F.size(); K += 2) {
+    if (!F[K])
+      continue;
+    if (V && *V != F[K + 1])
+      return std::nullopt;
+    V = F[K + 1];
+  }
+  return V;
 }
 
-/// Proves every pair equal under the assumptions; pairs a counterexample
-/// separates are dropped and the rest asked again.
-void prove(Context &C, std::vector<std::pair<const Expr *, const Expr *>> Pairs,
-           const std::vector<const Expr *> &Assumptions,
-           const smt::SolverOptions &Solver, Unification &U, unsigned Depth) {
-  for (unsigned Round = 0; Round < 4 && !Pairs.empty(); ++Round) {
-    const Expr *Differs = C.falseExpr();
-    for (const auto &[A, B] : Pairs)
-      Differs = C.orOf(Differs, C.icmp(ICmpPredicate::Ne, A, B));
-    const Expr *Violation = Differs;
-    for (const Expr *A : Assumptions)
-      Violation = C.andOf(Violation, A);
-    smt::SolverOptions Quick = Solver;
-    Quick.TimeoutMs = std::min(Quick.TimeoutMs, 10000u);
-    Quick.DumpDir.clear();
-    smt::QueryResult R =
-        smt::solve({"launch terms", Violation, {}, smt::Mode::IEEE}, Quick);
-    if (R.Kind == smt::Outcome::Proved) {
-      for (const auto &[A, B] : Pairs)
-        U.Map[A] = B;
-      U.Proved += unsigned(Pairs.size());
-      return;
-    }
-    if (R.Kind == smt::Outcome::Unknown) {
-      if (Depth >= 3 || Pairs.size() < 2)
-        return;
-      size_t Half = Pairs.size() / 2;
-      prove(C, {Pairs.begin(), Pairs.begin() + long(Half)}, Assumptions, Solver,
-            U, Depth + 1);
-      prove(C, {Pairs.begin() + long(Half), Pairs.end()}, Assumptions, Solver, U,
-            Depth + 1);
-      return;
-    }
-    // Keep the pairs the model does not separate.
-    Env M = R.Model;
-    std::vector<std::pair<const Expr *, const Expr *>> Kept;
-    for (const auto &[A, B] : Pairs) {
-      try {
-        std::vector<const Expr *> Roots = {A, B};
-        for (const Expr *N : postOrder(Roots))
-          if (N->op() == Op::Symbol && !M.symbol(N->name()))
-            M.setSymbol(N->name(), Value::ofBits(N->type(), 0));
-        Interpreter J(M);
-        if (J.eval(A).Bits == J.eval(B).Bits)
-          Kept.push_back({A, B});
-      } catch (const EvalError &) {
-      }
-    }
-    if (getenv("STAGECHECK_DEBUG_UNIFY"))
-      for (const auto &[A, B] : Pairs)
-        if (std::find(Kept.begin(), Kept.end(), std::make_pair(A, B)) == Kept.end())
-          fprintf(stderr, "dropped:\n%s\n%s\n", printExpr(A).c_str(), printExpr(B).c_str());
-    if (Kept.size() == Pairs.size())
-      return; // the model is not understood: prove nothing
-    Pairs = std::move(Kept);
+/// One query: every pair equal under the assumptions.
+using Contexts = std::unordered_map<const Expr *, const Expr *>;
+
+smt::QueryResult proveAll(Context &C,
+                          const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
+                          const std::vector<const Expr *> &Assumptions,
+                          const smt::SolverOptions &Solver, const Contexts &Where) {
+  const Expr *Differs = C.falseExpr();
+  for (const auto &[A, B] : Pairs) {
+    const Expr *D = C.icmp(ICmpPredicate::Ne, A, B);
+    auto It = Where.find(A);
+    if (It != Where.end() && It->second)
+      D = C.andOf(It->second, D);
+    Differs = C.orOf(Differs, D);
   }
+  const Expr *Violation = Differs;
+  for (const Expr *A : Assumptions)
+    Violation = C.andOf(Violation, A);
+  smt::SolverOptions Quick = Solver;
+  Quick.TimeoutMs = std::min(Quick.TimeoutMs, 10000u);
+  Quick.DumpDir.clear();
+  return smt::solve({"launch terms", Violation, {}, smt::Mode::IEEE}, Quick);
+}
+
+/// Pairs the solver could not decide together: halves, a few times.
+void proveInParts(Context &C,
+                  const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
+                  const std::vector<const Expr *> &Assumptions,
+                  const smt::SolverOptions &Solver, Unification &U,
+                  unsigned Depth, const Contexts &Where) {
+  if (Pairs.empty())
+    return;
+  smt::QueryResult R = proveAll(C, Pairs, Assumptions, Solver, Where);
+  if (R.Kind == smt::Outcome::Proved) {
+    for (const auto &[A, B] : Pairs)
+      U.Map[A] = B;
+    U.Proved += unsigned(Pairs.size());
+    return;
+  }
+  if (Depth >= 3 || Pairs.size() < 2)
+    return;
+  size_t Half = Pairs.size() / 2;
+  proveInParts(C, {Pairs.begin(), Pairs.begin() + long(Half)}, Assumptions,
+               Solver, U, Depth + 1, Where);
+  proveInParts(C, {Pairs.begin() + long(Half), Pairs.end()}, Assumptions,
+               Solver, U, Depth + 1, Where);
 }
 
 } // namespace
 
-Unification unifyLaunchTerms(Context &C, const std::vector<const Expr *> &Source,
-                             const std::vector<const Expr *> &Target,
+/// Where each launch term matters: the disjunction of the contexts of the
+/// roots that contain it (true as soon as one matters everywhere, or when
+/// there are too many to list).
+void noteContexts(Context &C, const std::vector<UnifyRoot> &Roots,
+                  std::unordered_map<const Expr *, bool> &Launch,
+                  Contexts &Where) {
+  std::map<const Expr *, std::vector<const Expr *>> ByContext;
+  for (const UnifyRoot &R : Roots)
+    ByContext[R.Context].push_back(R.E);
+  std::unordered_map<const Expr *, unsigned> Count;
+  for (const auto &[Ctx, Es] : ByContext)
+    for (const Expr *N : postOrder(Es)) {
+      if (N->numOperands() == 0 || !isLaunchTerm(N, Launch))
+        continue;
+      auto [It, New] = Where.emplace(N, Ctx);
+      if (New || !It->second)
+        continue;
+      if (!Ctx || ++Count[N] > 8)
+        It->second = nullptr;
+      else
+        It->second = C.orOf(It->second, Ctx);
+    }
+}
+
+Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoots,
+                             const std::vector<UnifyRoot> &TargetRoots,
                              const std::vector<const Expr *> &Assumptions,
                              const smt::SolverOptions &Solver) {
   auto Start = std::chrono::steady_clock::now();
   Unification U;
+  std::vector<const Expr *> Source, Target;
+  for (const UnifyRoot &R : SourceRoots)
+    Source.push_back(R.E);
+  for (const UnifyRoot &R : TargetRoots)
+    Target.push_back(R.E);
   std::unordered_map<const Expr *, bool> Launch;
-  std::set<const Expr *> SourceNodes;
+  std::set<const Expr *> SourceNodes, SymbolSet;
   std::vector<const Expr *> SourceTerms, Symbols;
-  std::set<const Expr *> SymbolSet;
   auto NoteSymbols = [&](const Expr *E) {
     const Expr *Roots[] = {E};
     for (const Expr *N : postOrder(Roots))
@@ -205,10 +270,11 @@ Unification unifyLaunchTerms(Context &C, const std::vector<const Expr *> &Source
   };
   for (const Expr *N : postOrder(Source)) {
     SourceNodes.insert(N);
-    if (!N->isConst() && isLaunchTerm(N, Launch)) {
-      SourceTerms.push_back(N);
-      if (N->op() == Op::Symbol && SymbolSet.insert(N).second)
-        Symbols.push_back(N);
+    if (isLaunchTerm(N, Launch)) {
+      if (N->numOperands() > 0)
+        SourceTerms.push_back(N);
+      else if (N->op() == Op::Symbol)
+        NoteSymbols(N);
     }
   }
   // Maximal launch terms of the target that the source does not share.
@@ -232,83 +298,270 @@ Unification unifyLaunchTerms(Context &C, const std::vector<const Expr *> &Source
     NoteSymbols(A);
   if (TargetTerms.empty() && SourceTerms.empty())
     return U;
-  std::vector<Env> Envs = samples(Symbols, Assumptions, Solver, C);
-  if (Envs.size() < 2)
+  Contexts Where;
+  noteContexts(C, SourceRoots, Launch, Where);
+  noteContexts(C, TargetRoots, Launch, Where);
+  // Deques: interpreters keep references to their inputs.
+  std::vector<Env> First = samples(Symbols, Assumptions, Solver, C);
+  if (First.size() < 2)
     return U;
-  std::vector<Interpreter> Inputs;
+  std::deque<Env> Envs(First.begin(), First.end());
+  std::deque<Interpreter> Inputs;
   for (const Env &E : Envs)
     Inputs.emplace_back(E);
-  std::map<std::pair<std::string, Fingerprint>, const Expr *> BySource;
-  std::vector<std::pair<const Expr *, const Expr *>> Pairs;
-  for (const Expr *S : SourceTerms) {
-    std::optional<Fingerprint> F = fingerprint(S, Inputs);
-    if (!F)
-      continue;
-    if (S->numOperands() > 0 && constantPrint(*F))
-      Pairs.push_back({S, C.constant(S->type(), (*F)[0])});
-    else if (!S->type().isBool())
-      BySource.emplace(std::make_pair(S->type().str(), *F), S);
-  }
-  // A target term that matches nothing may have parts that do. Booleans
-  // have too few values for a fingerprint to tell terms apart: they are
-  // matched only with constants, and their parts are matched as well.
-  std::vector<const Expr *> Pending = TargetTerms;
-  std::set<const Expr *> Tried;
-  while (!Pending.empty()) {
-    const Expr *T = Pending.back();
-    Pending.pop_back();
-    if (!Tried.insert(T).second || T->isConst() || SourceNodes.count(T))
-      continue;
-    std::optional<Fingerprint> F = fingerprint(T, Inputs);
-    bool Boolean = T->type().isBool();
-    if (F && constantPrint(*F)) {
-      Pairs.push_back({T, C.constant(T->type(), (*F)[0])});
-      if (!Boolean)
+  // Terms that agree on every sample form a class; its representative is a
+  // constant when the class is constant, else its first source term. All
+  // members are proposed equal to it at once; a counterexample becomes one
+  // more sample, which splits the classes it separates, and the question
+  // is asked again.
+  std::vector<const Expr *> Terms = SourceTerms;
+  size_t FirstTarget = Terms.size();
+  // Booleans have few values: a large class of them that is not constant
+  // is a coincidence of the samples more often than not (the guards of a
+  // store's elements are matched pairwise later: proveEqual()).
+  constexpr size_t MaxBooleanClass = 32;
+  // Terms that agree on every sample form a class; its representative is a
+  // constant when the class is constant, else its first source term.
+  auto Classes = [&](bool Booleans) {
+    using Key = std::pair<std::string, Fingerprint>;
+    std::map<Key, std::vector<const Expr *>> Members;
+    std::map<Key, const Expr *> Representative;
+    for (size_t K = 0; K < Terms.size(); ++K) {
+      const Expr *T = Terms[K];
+      if (U.Map.count(T) || T->type().isBool() != Booleans)
         continue;
-    } else if (F && !Boolean) {
-      auto It = BySource.find({T->type().str(), *F});
-      if (It != BySource.end()) {
-        Pairs.push_back({T, It->second});
+      // A comparison whose operands are now the source's needs no proof.
+      if (Booleans && K >= FirstTarget && !U.Map.empty() &&
+          SourceNodes.count(substitute(C, T, U.Map)))
+        continue;
+      std::optional<Fingerprint> F = fingerprint(T, nullptr, Inputs);
+      if (!F)
+        continue;
+      Key Id{T->type().str(), *F};
+      if (!Representative.count(Id)) {
+        if (std::optional<uint64_t> V = constantPrint(*F))
+          Representative[Id] = C.constant(T->type(), *V);
+        else if (K < FirstTarget)
+          Representative[Id] = T;
+        else
+          continue;
+      }
+      Members[Id].push_back(T);
+    }
+    std::vector<std::pair<const Expr *, const Expr *>> Pairs;
+    for (const auto &[Id, List] : Members) {
+      const Expr *Rep = Representative.at(Id);
+      if (Booleans && !Rep->isConst() && List.size() > MaxBooleanClass)
+        continue;
+      for (const Expr *T : List)
+        if (T != Rep)
+          Pairs.push_back({T, Rep});
+    }
+    return Pairs;
+  };
+  // What is left of the target, against the source on the samples where
+  // the target term matters only (a zext and a sext of one non-negative
+  // index agree under the mask that keeps it small).
+  auto InContext = [&](bool Booleans) {
+    using Key = std::pair<std::string, Fingerprint>;
+    std::vector<std::pair<const Expr *, const Expr *>> Pairs;
+    std::vector<std::pair<const Expr *, Fingerprint>> Full;
+    for (size_t K = 0; K < FirstTarget; ++K)
+      if (Terms[K]->type().isBool() == Booleans)
+        if (std::optional<Fingerprint> All = fingerprint(Terms[K], nullptr, Inputs))
+          Full.push_back({Terms[K], *All});
+    std::map<Fingerprint, std::map<Key, const Expr *>> BySourceOn;
+    for (size_t K = FirstTarget; K < Terms.size(); ++K) {
+      const Expr *T = Terms[K];
+      auto W = Where.find(T);
+      if (U.Map.count(T) || T->type().isBool() != Booleans ||
+          W == Where.end() || !W->second)
+        continue;
+      std::optional<Fingerprint> F = fingerprint(T, W->second, Inputs);
+      if (!F)
+        continue;
+      if (std::optional<uint64_t> V = constantPrint(*F)) {
+        Pairs.push_back({T, C.constant(T->type(), *V)});
         continue;
       }
+      Fingerprint Mask;
+      for (size_t I = 0; I < F->size(); I += 2)
+        Mask.push_back((*F)[I]);
+      auto [It, New] = BySourceOn.try_emplace(Mask);
+      if (New)
+        for (const auto &[S, All] : Full) {
+          Fingerprint On;
+          for (size_t I = 0; I < Mask.size(); ++I)
+            On.insert(On.end(), {Mask[I], Mask[I] ? All[2 * I + 1] : 0});
+          It->second.emplace(Key{S->type().str(), On}, S);
+        }
+      auto Match = It->second.find(Key{T->type().str(), *F});
+      if (Match != It->second.end())
+        Pairs.push_back({T, Match->second});
     }
-    for (const Expr *O : T->operands())
-      Pending.push_back(O);
-  }
-  U.Proposed = unsigned(Pairs.size());
-  prove(C, std::move(Pairs), Assumptions, Solver, U, 0);
-  // Comparisons of the same (now unified) operands with other predicates
-  // (slt against ult where both are non-negative).
-  std::map<std::pair<const Expr *, const Expr *>, std::vector<const Expr *>> Compares;
-  for (const Expr *S : SourceTerms)
-    if (S->op() == Op::ICmp) {
-      Compares[{S->operand(0), S->operand(1)}].push_back(S);
-      Compares[{S->operand(1), S->operand(0)}].push_back(S);
-    }
-  auto Mapped = [&](const Expr *E) {
-    auto It = U.Map.find(E);
-    return It == U.Map.end() ? E : It->second;
+    return Pairs;
   };
-  std::vector<std::pair<const Expr *, const Expr *>> Second;
-  for (const Expr *T : Tried)
-    if (T->op() == Op::ICmp && !U.Map.count(T)) {
-      auto It = Compares.find({Mapped(T->operand(0)), Mapped(T->operand(1))});
-      if (It != Compares.end())
-        for (const Expr *S : It->second) {
-          std::optional<Fingerprint> A = fingerprint(T, Inputs),
-                                     B = fingerprint(S, Inputs);
-          if (A && B && *A == *B) {
-            Second.push_back({T, S});
+  // A counterexample is one more sample, with neighbours (each parameter
+  // a little off), which split the classes it and they separate.
+  std::mt19937_64 Rng(11);
+  auto AddSample = [&](Env M) {
+    for (const Expr *S : Symbols)
+      if (!M.symbol(S->name()))
+        M.setSymbol(S->name(), Value::ofBits(S->type(), 0));
+    Envs.push_back(M);
+    Inputs.emplace_back(Envs.back());
+    for (unsigned K = 0; K < 8; ++K) {
+      Env N = M;
+      for (const Expr *S : Symbols)
+        if (S->role() == SymbolRole::Param || S->role() == SymbolRole::ProgramId)
+          N.setSymbol(S->name(),
+                      Value::ofBits(S->type(), M.symbol(S->name())->Bits +
+                                                   int64_t(Rng() % 33) - 16));
+      try {
+        Interpreter I(N);
+        bool Holds = true;
+        for (const Expr *A : Assumptions)
+          Holds &= I.eval(A).isTrue();
+        if (!Holds)
+          continue;
+      } catch (const EvalError &) {
+        continue;
+      }
+      Envs.push_back(N);
+      Inputs.emplace_back(Envs.back());
+    }
+  };
+  // Queries of at most this many pairs: one huge disjunction is slower for
+  // the solver than several small ones.
+  constexpr size_t Chunk = 512;
+  auto Refine = [&](bool Booleans, unsigned Rounds, bool Restricted) {
+    // Terms that agree everywhere are proved so; those matched in context,
+    // in context.
+    static const Contexts Everywhere;
+    const Contexts &In = Restricted ? Where : Everywhere;
+    for (unsigned Round = 0; Round < Rounds; ++Round) {
+      if (Solver.Deadline && std::chrono::steady_clock::now() >= *Solver.Deadline)
+        return;
+      std::vector<std::pair<const Expr *, const Expr *>> Pairs =
+          Restricted ? InContext(Booleans) : Classes(Booleans);
+      if (Pairs.empty())
+        return;
+      if (Round == 0)
+        U.Proposed += unsigned(Pairs.size());
+      bool Separated = false;
+      for (size_t From = 0; From < Pairs.size(); From += Chunk) {
+        std::vector<std::pair<const Expr *, const Expr *>> Part(
+            Pairs.begin() + long(From),
+            Pairs.begin() + long(std::min(Pairs.size(), From + Chunk)));
+        // Pairs a counterexample separates leave the chunk (they are
+        // classified again with the new sample); the rest is asked again.
+        for (unsigned Try = 0; Try < 4 && !Part.empty(); ++Try) {
+          smt::QueryResult R = proveAll(C, Part, Assumptions, Solver, In);
+          if (getenv("STAGECHECK_DEBUG_UNIFY"))
+            fprintf(stderr, "refine %d %d round %u: %zu pairs -> %s in %.2f s\n",
+                    int(Booleans), int(Restricted), Round, Part.size(),
+                    smt::spelling(R.Kind), R.Seconds);
+          if (R.Kind == smt::Outcome::Proved) {
+            for (const auto &[A, B] : Part)
+              U.Map[A] = B;
+            U.Proved += unsigned(Part.size());
             break;
           }
+          if (R.Kind == smt::Outcome::Unknown) {
+            proveInParts(C, Part, Assumptions, Solver, U, 2, In);
+            break;
+          }
+          AddSample(R.Model);
+          Separated = true;
+          Interpreter I(Envs.back());
+          std::vector<std::pair<const Expr *, const Expr *>> Kept;
+          for (const auto &P : Part) {
+            try {
+              if (I.eval(P.first).Bits == I.eval(P.second).Bits)
+                Kept.push_back(P);
+            } catch (const EvalError &) {
+            }
+          }
+          if (Kept.size() == Part.size())
+            break; // the model is not understood: nothing more here
+          Part = std::move(Kept);
         }
+      }
+      if (!Separated)
+        return;
     }
-  U.Proposed += unsigned(Second.size());
-  prove(C, std::move(Second), Assumptions, Solver, U, 0);
+  };
+  std::vector<const Expr *> Pending = TargetTerms;
+  std::set<const Expr *> Tried;
+  for (unsigned Pass = 0; Pass < 2; ++Pass) {
+    for (const Expr *T : Pending)
+      if (Tried.insert(T).second && !T->isConst() && !SourceNodes.count(T))
+        Terms.push_back(T);
+    Refine(false, 12, false);
+    Refine(true, 6, false);
+    Refine(false, 6, true);
+    Refine(true, 4, true);
+    // A target term that did not prove equal may have parts that do.
+    Pending.clear();
+    for (size_t K = FirstTarget; K < Terms.size(); ++K)
+      if (!U.Map.count(Terms[K]))
+        for (const Expr *O : Terms[K]->operands())
+          if (isLaunchTerm(O, Launch) && O->numOperands() > 0)
+            Pending.push_back(O);
+  }
   U.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                             Start)
                   .count();
   return U;
+}
+
+std::vector<bool>
+proveEqual(Context &C,
+           const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
+           const std::vector<const Expr *> &Assumptions,
+           const smt::SolverOptions &Solver) {
+  std::vector<bool> Proved(Pairs.size(), false);
+  static const Contexts Everywhere;
+  constexpr size_t Chunk = 512;
+  for (size_t From = 0; From < Pairs.size(); From += Chunk) {
+    std::vector<size_t> Part;
+    for (size_t K = From; K < std::min(Pairs.size(), From + Chunk); ++K)
+      Part.push_back(K);
+    for (unsigned Try = 0; Try < 4 && !Part.empty(); ++Try) {
+      std::vector<std::pair<const Expr *, const Expr *>> Asked;
+      for (size_t K : Part)
+        Asked.push_back(Pairs[K]);
+      smt::QueryResult R = proveAll(C, Asked, Assumptions, Solver, Everywhere);
+      if (R.Kind == smt::Outcome::Proved) {
+        for (size_t K : Part)
+          Proved[K] = true;
+        break;
+      }
+      if (R.Kind != smt::Outcome::Counterexample)
+        break;
+      // Drop the pairs the model separates; ask about the rest again.
+      Env M = R.Model;
+      std::vector<const Expr *> Roots;
+      for (const auto &[A, B] : Asked)
+        Roots.insert(Roots.end(), {A, B});
+      for (const Expr *N : postOrder(Roots))
+        if (N->op() == Op::Symbol && !M.symbol(N->name()))
+          M.setSymbol(N->name(), Value::ofBits(N->type(), 0));
+      Interpreter I(M);
+      std::vector<size_t> Kept;
+      for (size_t K : Part) {
+        try {
+          if (I.eval(Pairs[K].first).Bits == I.eval(Pairs[K].second).Bits)
+            Kept.push_back(K);
+        } catch (const EvalError &) {
+        }
+      }
+      if (Kept.size() == Part.size())
+        break;
+      Part = std::move(Kept);
+    }
+  }
+  return Proved;
 }
 
 //===----------------------------------------------------------------------===//
@@ -325,7 +578,14 @@ const Expr *Canonicalizer::operator()(
     if (Done.count(N))
       continue;
     if (auto It = Map.find(N); It != Map.end()) {
-      Done[N] = It->second;
+      // The replacement in canonical form too, as the side it comes from
+      // has it (a replacement that leads back to N stays as it is).
+      const Expr *V = It->second;
+      if (V != N && !V->isConst() && InProgress.insert(N).second) {
+        V = (*this)(V, Map);
+        InProgress.erase(N);
+      }
+      Done[N] = V;
       continue;
     }
     if (N->numOperands() == 0) {
@@ -388,10 +648,11 @@ std::optional<Piece> pieceOf(const Expr *E) {
   return Piece{E, From, Width, At};
 }
 
-/// X when E is an `or` of zero-extended, shifted pieces of X that put
-/// every bit of X back where it was (a value stored byte by byte and
-/// loaded again); nullptr otherwise.
-const Expr *reassembled(const Expr *E) {
+/// Bits [D, D + width(E)) of X when E is an `or` of zero-extended, shifted
+/// pieces of X that put those bits back in order (a value stored byte by
+/// byte and loaded again, possibly a part of a wider store); nullptr
+/// otherwise.
+const Expr *reassembled(Context &C, const Expr *E) {
   std::vector<const Expr *> Terms, Work = {E};
   while (!Work.empty()) {
     const Expr *T = Work.back();
@@ -406,14 +667,16 @@ const Expr *reassembled(const Expr *E) {
   if (Terms.size() < 2)
     return nullptr;
   const Expr *Whole = nullptr;
+  std::optional<unsigned> Shift;
   uint64_t Covered = 0;
   unsigned Bits = E->type().bits();
   for (const Expr *T : Terms) {
     std::optional<Piece> P = pieceOf(T);
-    if (!P || P->From != P->At || P->At + P->Width > Bits ||
-        (Whole && P->Whole != Whole))
+    if (!P || P->From < P->At || P->At + P->Width > Bits ||
+        (Whole && P->Whole != Whole) || (Shift && *Shift != P->From - P->At))
       return nullptr;
     Whole = P->Whole;
+    Shift = P->From - P->At;
     uint64_t Mask = (P->Width >= 64 ? ~uint64_t(0)
                                     : ((uint64_t(1) << P->Width) - 1))
                     << P->At;
@@ -421,18 +684,153 @@ const Expr *reassembled(const Expr *E) {
       return nullptr;
     Covered |= Mask;
   }
-  if (Whole->type() != E->type() || Covered != Value::mask(Bits))
+  Type WholeType = Whole->type();
+  if (!WholeType.isInt() || Covered != Value::mask(Bits) ||
+      *Shift + Bits > WholeType.bits())
     return nullptr;
-  return Whole;
+  const Expr *R = Whole;
+  if (*Shift)
+    R = C.binary(Op::LShr, R, C.constant(WholeType, *Shift));
+  return WholeType == E->type() ? R : C.cast(Op::Trunc, R, E->type());
 }
 
 } // namespace
 
+/// An ordered comparison or-ed with "is NaN" of its operand is the
+/// unordered comparison: olt(a, k) | uno(a, a) is ult(a, k) for a non-NaN
+/// constant k (and so for the other orders).
+const Expr *unorderedOf(Context &C, const Expr *Cmp, const Expr *NaN) {
+  if (Cmp->op() != Op::FCmp || NaN->op() != Op::FCmp ||
+      NaN->fcmpPredicate() != FCmpPredicate::Uno ||
+      NaN->operand(0) != NaN->operand(1))
+    return nullptr;
+  const Expr *X = NaN->operand(0), *A = Cmp->operand(0), *B = Cmp->operand(1);
+  auto NotNaN = [](const Expr *E) {
+    return E->isConst() && !Value::ofBits(E->type(), E->constBits()).isNaN();
+  };
+  bool Covers = (A == X && (B == X || NotNaN(B))) || (B == X && NotNaN(A));
+  if (!Covers)
+    return nullptr;
+  FCmpPredicate P;
+  switch (Cmp->fcmpPredicate()) {
+  case FCmpPredicate::Olt: P = FCmpPredicate::Ult; break;
+  case FCmpPredicate::Ole: P = FCmpPredicate::Ule; break;
+  case FCmpPredicate::Ogt: P = FCmpPredicate::Ugt; break;
+  case FCmpPredicate::Oge: P = FCmpPredicate::Uge; break;
+  case FCmpPredicate::Oeq: P = FCmpPredicate::Ueq; break;
+  case FCmpPredicate::One: P = FCmpPredicate::Une; break;
+  default: return nullptr;
+  }
+  return C.fcmp(P, A, B);
+}
+
+/// fptrunc(op(fpext a, fpext b)) is op(a, b) in the narrow format when the
+/// wide one has at least 2p + 2 significand bits for the narrow one's p
+/// and a wider exponent range (Figueroa, "When is double rounding
+/// innocuous?", 1995): f16 and bf16 arithmetic done in f32, as TTGIR
+/// spells it and as LLVM shrinks it back. +, -, *, / rounding to nearest.
+const Expr *narrowedArithmetic(Context &C, const Expr *E,
+                               const std::vector<const Expr *> &Ops) {
+  if (E->op() != Op::FPCast || E->rounding() != RoundingMode::NearestEven)
+    return nullptr;
+  const Expr *Wide = Ops[0];
+  Type Narrow = E->type();
+  Op O = Wide->op();
+  if ((O != Op::FAdd && O != Op::FSub && O != Op::FMul && O != Op::FDiv) ||
+      Wide->rounding() != RoundingMode::NearestEven)
+    return nullptr;
+  FloatFormat N = floatFormat(Narrow), W = floatFormat(Wide->type());
+  if (W.MantissaBits + 1 < 2 * (N.MantissaBits + 1) + 2 ||
+      W.ExponentBits < N.ExponentBits)
+    return nullptr;
+  std::vector<const Expr *> Narrowed;
+  for (const Expr *X : Wide->operands()) {
+    if (X->op() != Op::FPCast || X->operand(0)->type() != Narrow)
+      return nullptr;
+    Narrowed.push_back(X->operand(0));
+  }
+  return C.floatBinary(O, Narrowed[0], Narrowed[1]);
+}
+
+/// The leaves of a chain of integer adds.
+void addends(const Expr *E, std::vector<const Expr *> &Out) {
+  if (E->op() == Op::Add && E->type().isInt()) {
+    addends(E->operand(0), Out);
+    addends(E->operand(1), Out);
+  } else {
+    Out.push_back(E);
+  }
+}
+
+/// Integer identities of wrapping arithmetic that the lowering of floor
+/// division and remainder spells either way:
+///   x - (x sdiv c) * c        = x srem c         (c a non-zero constant)
+///   select(b, a + -1, a)      = a + sext(b)
+///   select(b, a, a + -1)      = a + sext(!b)
+///   a chain of adds           = its addends, sorted, added left to right
+const Expr *Canonicalizer::integerRewrite(const Expr *E,
+                                          const std::vector<const Expr *> &Ops) {
+  if (!E->type().isInt())
+    return nullptr;
+  Type T = E->type();
+  auto IsMinusOne = [&](const Expr *X) {
+    return X->isConst() && X->constBits() == Value::mask(T.bits());
+  };
+  if (E->op() == Op::Sub && Ops[1]->op() == Op::Mul) {
+    const Expr *A = Ops[1]->operand(0), *B = Ops[1]->operand(1);
+    if (!A->isConst())
+      std::swap(A, B);
+    if (A->isConst() && A->constBits() != 0 && B->op() == Op::SDiv &&
+        B->operand(0) == Ops[0] && B->operand(1) == A)
+      return C.binary(Op::SRem, Ops[0], A);
+  }
+  if (E->op() == Op::Select && T.bits() > 1) {
+    for (unsigned Arm = 1; Arm <= 2; ++Arm) {
+      const Expr *Dec = Ops[Arm], *Plain = Ops[3 - Arm];
+      if (Dec->op() != Op::Add)
+        continue;
+      const Expr *X = Dec->operand(0), *Y = Dec->operand(1);
+      if (!IsMinusOne(X))
+        std::swap(X, Y);
+      if (!IsMinusOne(X) || Y != Plain)
+        continue;
+      const Expr *B = Arm == 1 ? Ops[0] : C.notOf(Ops[0]);
+      const Expr *Sum = C.add(Plain, C.cast(Op::SExt, B, T));
+      if (Sum->op() != Op::Add)
+        return Sum;
+      const Expr *Flat = integerRewrite(Sum, {Sum->operand(0), Sum->operand(1)});
+      return Flat ? Flat : Sum;
+    }
+  }
+  if (E->op() == Op::Add) {
+    std::vector<const Expr *> Leaves;
+    addends(Ops[0], Leaves);
+    addends(Ops[1], Leaves);
+    if (Leaves.size() < 3)
+      return nullptr;
+    std::stable_sort(Leaves.begin(), Leaves.end(),
+                     [](const Expr *A, const Expr *B) {
+                       if (A->isConst() != B->isConst())
+                         return A->isConst();
+                       return A->id() < B->id();
+                     });
+    const Expr *Sum = Leaves[0];
+    for (size_t K = 1; K < Leaves.size(); ++K)
+      Sum = C.add(Sum, Leaves[K]);
+    return Sum;
+  }
+  return nullptr;
+}
+
 const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops) {
+  if (E->op() == Op::Or && E->type().isBool())
+    for (unsigned K = 0; K < 2; ++K)
+      if (const Expr *U = unorderedOf(C, Ops[K], Ops[1 - K]))
+        return U;
   if (E->op() == Op::Or && !E->type().isBool()) {
     const Expr *Built = rebuild(E, Ops);
     if (Built->op() == Op::Or)
-      if (const Expr *Whole = reassembled(Built))
+      if (const Expr *Whole = reassembled(C, Built))
         return Whole;
   }
   if (E->op() == Op::Select) {
@@ -445,18 +843,57 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
       Ops[1] = Ops[1]->operand(1);
     if (Ops[2]->op() == Op::Select && Ops[2]->operand(0) == Cond)
       Ops[2] = Ops[2]->operand(2);
+    if (const Expr *R = integerRewrite(E, Ops))
+      return R;
     return rebuild(E, Ops);
   }
   if (E->op() == Op::Read || E->op() == Op::Call)
     return rebuild(E, Ops);
+  if (const Expr *R = integerRewrite(E, Ops))
+    return R;
+  if (const Expr *R = narrowedArithmetic(C, E, Ops))
+    return R;
   // -0.0 - x is -x when rounding to nearest (NaNs are one datum), as LLVM
   // folds it; fma's factors commute.
   if (E->op() == Op::FSub && E->rounding() == RoundingMode::NearestEven &&
       Ops[0]->isConst() &&
       Ops[0]->constBits() == (uint64_t(1) << (Ops[0]->type().bits() - 1)))
     return C.unary(Op::FNeg, Ops[1]);
+  // x - y is x + (-y) in every rounding mode (IEEE 754 defines it so); a
+  // constant y folds, as LLVM writes x - 1.0 as x + -1.0.
+  // x - c is x + (-c) in wrapping arithmetic.
+  if (E->op() == Op::Sub && Ops[1]->isConst())
+    return C.add(Ops[0], C.constant(Ops[1]->type(),
+                                    uint64_t(0) - Ops[1]->constBits()));
+  if (E->op() == Op::FSub)
+    return C.floatBinary(Op::FAdd, Ops[0], C.unary(Op::FNeg, Ops[1]),
+                         E->rounding());
   if (E->op() == Op::Fma && Ops[1]->id() < Ops[0]->id())
     std::swap(Ops[0], Ops[1]);
+  // A float compared with itself: only whether it is NaN matters
+  // (x != x is uno(x, x), x == x is ord(x, x)).
+  if (E->op() == Op::FCmp && Ops[0] == Ops[1]) {
+    switch (E->fcmpPredicate()) {
+    case FCmpPredicate::Une:
+    case FCmpPredicate::Ult:
+    case FCmpPredicate::Ugt:
+      return C.fcmp(FCmpPredicate::Uno, Ops[0], Ops[0]);
+    case FCmpPredicate::Oeq:
+    case FCmpPredicate::Ole:
+    case FCmpPredicate::Oge:
+      return C.fcmp(FCmpPredicate::Ord, Ops[0], Ops[0]);
+    case FCmpPredicate::One:
+    case FCmpPredicate::Olt:
+    case FCmpPredicate::Ogt:
+      return C.falseExpr();
+    case FCmpPredicate::Ueq:
+    case FCmpPredicate::Ule:
+    case FCmpPredicate::Uge:
+      return C.trueExpr();
+    default:
+      break;
+    }
+  }
   // op(sel(c, a, b), k) = sel(c, op(a, k), op(b, k)) when every operand is
   // a select on c or a constant, with at least one select.
   const Expr *Cond = nullptr;

@@ -26,15 +26,24 @@
 #include "smt/Solver.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace stagecheck::stages {
 
+/// An expression whose launch terms are to be matched, and where its value
+/// matters (a write's value only where its guard holds); null: everywhere.
+struct UnifyRoot {
+  const ir::Expr *E;
+  const ir::Expr *Context = nullptr;
+};
+
 /// Launch terms of Target matched to terms of Source or constants, and
-/// launch terms of either side matched to constants, as a substitution
-/// that holds under Assumptions. Proof queries are reported in Queries.
+/// launch terms of either side matched to constants, as a substitution.
+/// A term is replaced only where it was proved equal: under Assumptions and
+/// wherever some root that contains it matters.
 struct Unification {
   std::unordered_map<const ir::Expr *, const ir::Expr *> Map;
   unsigned Proposed = 0, Proved = 0;
@@ -42,10 +51,20 @@ struct Unification {
 };
 
 Unification unifyLaunchTerms(ir::Context &C,
-                             const std::vector<const ir::Expr *> &Source,
-                             const std::vector<const ir::Expr *> &Target,
+                             const std::vector<UnifyRoot> &Source,
+                             const std::vector<UnifyRoot> &Target,
                              const std::vector<const ir::Expr *> &Assumptions,
                              const smt::SolverOptions &Solver);
+
+/// Which of the pairs are equal under Assumptions, asked a few hundred at
+/// a time (pairs a counterexample separates are left out and the rest asked
+/// again): for expressions paired by other means, such as the guards of a
+/// write and of the element it writes.
+std::vector<bool>
+proveEqual(ir::Context &C,
+           const std::vector<std::pair<const ir::Expr *, const ir::Expr *>> &Pairs,
+           const std::vector<const ir::Expr *> &Assumptions,
+           const smt::SolverOptions &Solver);
 
 /// Rewrites an expression under a condition: every conjunct of the
 /// condition becomes true (its negation false), or, assuming the condition
@@ -79,7 +98,10 @@ private:
   ir::Context &C;
   GuardSimplifier Under;
   std::unordered_map<const ir::Expr *, const ir::Expr *> Done;
+  std::set<const ir::Expr *> InProgress;
   const ir::Expr *rewrite(const ir::Expr *E, std::vector<const ir::Expr *> Ops);
+  const ir::Expr *integerRewrite(const ir::Expr *E,
+                                 const std::vector<const ir::Expr *> &Ops);
   const ir::Expr *rebuild(const ir::Expr *E,
                           const std::vector<const ir::Expr *> &Ops);
 };

@@ -75,6 +75,25 @@ int reflectFtz(const std::string &LlirText) {
   return int(std::strtol(LlirText.c_str() + At + 25, nullptr, 10));
 }
 
+/// The TTGIR's trip count is exact (stages agree on it above this pair);
+/// the lowered loop steps its induction variable in its own width and
+/// would run on where lb + trips * step wraps around (a grid-stride loop
+/// of more than 2^31 programs). A case assumes it does not; the bound says
+/// so.
+const Expr *inductionInRange(Context &C, const ttir::LoopKey &K,
+                             uint64_t Trips) {
+  Type I64 = Type::i(64);
+  unsigned Bits = K.Lower->type().bits();
+  const Expr *After =
+      C.add(C.sextOrTrunc(K.Lower, I64),
+            C.mul(C.intConst(I64, int64_t(Trips)), C.sextOrTrunc(K.Step, I64)));
+  if (Bits >= 64)
+    return C.trueExpr();
+  int64_t Max = (int64_t(1) << (Bits - 1)) - 1, Min = -Max - 1;
+  return C.andOf(C.icmp(ICmpPredicate::Sle, After, C.intConst(I64, Max)),
+                 C.icmp(ICmpPredicate::Sge, After, C.intConst(I64, Min)));
+}
+
 /// Triton specialises a kernel on its integer arguments' divisibility
 /// (tt.divisibility = 16 on n_elements) and the lowering relies on it (a
 /// vector store predicated by its first element's mask): the launches the
@@ -138,6 +157,12 @@ public:
 
   PairResult run() {
     auto Start = std::chrono::steady_clock::now();
+    if (O.TimeLimitSeconds > 0) {
+      auto Limit = Start + std::chrono::milliseconds(
+                               int64_t(O.TimeLimitSeconds * 1000));
+      if (!O.Check.Solver.Deadline || Limit < *O.Check.Solver.Deadline)
+        O.Check.Solver.Deadline = Limit;
+    }
     PairResult R;
     try {
       R = cases();
@@ -157,7 +182,7 @@ private:
   Context &C;
   const ttir::Module &Ttgir;
   const std::string &LlirText, &LlirName;
-  const TtgirToLlirOptions &O;
+  TtgirToLlirOptions O;
   std::optional<LlvmSide> Llvm;
   std::unique_ptr<Libdevice> Library;
   std::map<std::string, unsigned> Rules;
@@ -171,6 +196,16 @@ private:
   }
 
   std::string LibdevicePath;
+
+  bool pastDeadline() const {
+    return O.Check.Solver.Deadline &&
+           std::chrono::steady_clock::now() >= *O.Check.Solver.Deadline;
+  }
+  std::string timeLimitReason() const {
+    std::ostringstream S;
+    S << "the time limit of " << O.TimeLimitSeconds << " s was reached";
+    return S.str();
+  }
 
   void prepare(const ttir::LiftResult &First) {
     if (Llvm)
@@ -228,15 +263,26 @@ private:
                           (From.Loc.known() ? " at " + From.Loc.str() : ""));
     PairResult Total;
     Total.Kind = Verdict::Proved;
-    std::vector<std::string> Bounds = {"trip counts 0.." +
-                                       std::to_string(O.Check.LoopBound) +
-                                       " of " + joined(LoopNames)};
+    std::vector<std::string> Bounds = {
+        "trip counts 0.." + std::to_string(O.Check.LoopBound) + " of " +
+            joined(LoopNames),
+        "the induction variable of " + joined(LoopNames) +
+            " does not wrap around"};
     std::vector<uint64_t> Trips(Keys.size(), 1);
     for (;;) {
+      if (pastDeadline()) {
+        Total.Kind = Verdict::Unknown;
+        Total.Reason = timeLimitReason() + " before the case of trip count" +
+                       std::string(Keys.size() > 1 ? "s " : " ");
+        for (size_t I = 0; I < Trips.size(); ++I)
+          Total.Reason += (I ? ", " : "") + std::to_string(Trips[I]);
+        break;
+      }
       std::vector<const Expr *> Facts;
       std::string Name;
       for (size_t I = 0; I < Keys.size(); ++I) {
         Facts.push_back(ttir::tripCountCase(C, Keys[I].first, Trips[I]));
+        Facts.push_back(inductionInRange(C, Keys[I].first, Trips[I]));
         Name += (Name.empty() ? "" : ", ") + std::to_string(Trips[I]);
       }
       Name = "[trip count" + std::string(Keys.size() > 1 ? "s " : " ") + Name + "] ";
@@ -348,15 +394,19 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
     T.push_back({Cta.Effects.Writes[K], Cta.WriteThread[K], Cta.WriteLines[K]});
 
   // Launch arithmetic the two sides spell differently, proved equal.
-  std::vector<const Expr *> SourceRoots, TargetRoots;
-  for (const Side &X : S)
-    SourceRoots.insert(SourceRoots.end(),
-                       {X.W.Guard, X.W.Index, X.W.Value, X.W.Defined});
-  for (const Side &X : T)
-    TargetRoots.insert(TargetRoots.end(),
-                       {X.W.Guard, X.W.Index, X.W.Value, X.W.Defined});
-  for (const UndefinedBehavior &U : Cta.Effects.Undefined)
-    TargetRoots.push_back(U.Condition);
+  // A write's place and value matter only where its guard holds.
+  std::vector<UnifyRoot> SourceRoots, TargetRoots;
+  for (const std::vector<Side> *Sides : {&S, &T})
+    for (const Side &X : *Sides) {
+      auto &Roots = Sides == &S ? SourceRoots : TargetRoots;
+      Roots.push_back({X.W.Guard, nullptr});
+      for (const Expr *E : {X.W.Index, X.W.Value, X.W.Defined})
+        Roots.push_back({E, X.W.Guard->isTrue() ? nullptr : X.W.Guard});
+    }
+  for (const UndefinedBehavior &Ub : Source.Undefined)
+    SourceRoots.push_back({Ub.Condition, nullptr});
+  for (const UndefinedBehavior &Ub : Cta.Effects.Undefined)
+    TargetRoots.push_back({Ub.Condition, nullptr});
   Unification U =
       unifyLaunchTerms(C, SourceRoots, TargetRoots, Assumptions, O.Check.Solver);
   Canonicalizer Canon(C);
@@ -410,8 +460,31 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   if (Ambiguous)
     throw UnsupportedError({}, "the TTGIR writes one element more than once; "
                                "not matched to the LLVM IR's writes");
-  // A write's value matters only where its guard holds.
+  // A write's value matters only where its guard holds: simplified under
+  // the guard it has (a vector store's lanes under its first element's
+  // mask), before that guard is replaced by the element's.
   GuardSimplifier Under(C);
+  for (std::vector<Side> *Sides : {&PS, &PT})
+    for (Side &X : *Sides) {
+      X.W.Value = Canonical(Under(X.W.Value, X.W.Guard));
+      X.W.Defined = Canonical(Under(X.W.Defined, X.W.Guard));
+    }
+  // Guards that differ in spelling only (a vector store predicated by its
+  // first element's mask, equal to each element's under the launch's
+  // divisibility), proved equal together and replaced.
+  std::vector<std::pair<const Expr *, const Expr *>> Guards;
+  std::vector<size_t> GuardPairs;
+  for (size_t K = 0; K < PS.size(); ++K)
+    if (!PS[K].Dummy && !PT[K].Dummy && PS[K].W.Guard != PT[K].W.Guard) {
+      Guards.push_back({PT[K].W.Guard, PS[K].W.Guard});
+      GuardPairs.push_back(K);
+    }
+  std::vector<bool> SameGuard =
+      proveEqual(C, Guards, Assumptions, O.Check.Solver);
+  for (size_t I = 0; I < GuardPairs.size(); ++I)
+    if (SameGuard[I])
+      PT[GuardPairs[I]].W.Guard = PS[GuardPairs[I]].W.Guard;
+  // And under the guard it now has.
   for (std::vector<Side> *Sides : {&PS, &PT})
     for (Side &X : *Sides) {
       X.W.Value = Canonical(Under(X.W.Value, X.W.Guard));
@@ -453,10 +526,11 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
                 << printExpr(PT[K].W.Defined) << "\n";
     }
   }
+  if (pastDeadline())
+    throw UnsupportedError({}, timeLimitReason());
+  // The assumptions as they are: the substitution holds under them.
   CheckOptions CO = O.Check;
-  CO.Assumptions.clear();
-  for (const Expr *A : Assumptions)
-    CO.Assumptions.push_back(Canonical(A));
+  CO.Assumptions = Assumptions;
   PairResult R = checkRefinement(C, PairedSource, PairedTarget, CO);
   for (QueryReport &Q : R.Queries)
     Q.Name = CaseName + Q.Name;
@@ -543,15 +617,42 @@ void Checker::blame(Counterexample &X, const std::vector<Side> &Source,
   for (const Side &S : Source)
     if (!S.Dummy)
       SourceRoots.insert(SourceRoots.end(), {S.W.Value, S.W.Guard, S.W.Index});
-  for (const Expr *N : postOrder(SourceRoots))
+  // On the counterexample's inputs, an inner node whose value some TTGIR
+  // node also has is taken as that value spelled otherwise; a leaf (a
+  // read, a symbol) only when it is the TTGIR's own.
+  std::vector<const Expr *> CulpritRoots = {Culprit->W.Value, Culprit->W.Guard,
+                                            Culprit->W.Index};
+  for (const Expr *N : postOrder(CulpritRoots))
+    if (N->op() == Op::Symbol && !Inputs.symbol(N->name()))
+      Inputs.setSymbol(N->name(), Value::ofBits(N->type(), 0));
+  Interpreter Replay(Inputs);
+  auto ValueOf = [&](const Expr *N) -> std::optional<std::pair<std::string, uint64_t>> {
+    try {
+      return std::make_pair(N->type().str(), Replay.eval(N).Bits);
+    } catch (const EvalError &) {
+      return std::nullopt;
+    }
+  };
+  std::set<std::pair<std::string, uint64_t>> SourceValues;
+  for (const Expr *N : postOrder(SourceRoots)) {
     Known.insert(N);
-  const Expr *Roots[] = {Culprit->W.Value, Culprit->W.Guard, Culprit->W.Index};
+    if (N->numOperands() > 0 && !N->type().isBool())
+      if (auto V = ValueOf(N))
+        SourceValues.insert(*V);
+  }
+  for (const Expr *N : postOrder(CulpritRoots)) {
+    if (N->isConst() || Known.count(N) || N->numOperands() == 0 ||
+        N->op() == Op::Read || N->type().isBool())
+      continue;
+    if (auto V = ValueOf(N); V && SourceValues.count(*V))
+      Known.insert(N);
+  }
   std::optional<CtaSite> Best;
-  for (const Expr *N : postOrder(Roots)) {
-    if (Known.count(N))
+  for (const Expr *N : postOrder(CulpritRoots)) {
+    if (Known.count(N) || N->isConst())
       continue;
     bool Minimal = std::all_of(N->operands().begin(), N->operands().end(),
-                               [&](const Expr *O) { return Known.count(O) > 0; });
+                               [&](const Expr *O) { return O->isConst() || Known.count(O) > 0; });
     if (!Minimal)
       continue;
     const Expr *Resolved = N;

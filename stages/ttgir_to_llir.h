@@ -60,6 +60,9 @@ struct TtgirToLlirOptions {
   std::string LinkedLibdevice;
   /// The kernel's interface; default: the TTGIR's own.
   std::optional<ir::KernelInterface> Interface;
+  /// Wall-clock limit of the whole check (every solver query stops at it,
+  /// smt::SolverOptions::Deadline); reaching it gives `unknown`. 0: none.
+  double TimeLimitSeconds = 60;
 };
 
 /// Checks that the LLVM IR file refines the TTGIR file. Malformed input
