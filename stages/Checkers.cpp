@@ -2,6 +2,7 @@
 #include "stages/FxToTtir.h"
 #include "stages/Pipeline.h"
 #include "stages/llir_to_ptx.h"
+#include "stages/ttgir_to_llir.h"
 #include "stages/ttir_to_ttgir.h"
 
 #include "frontends/ttir/Lifter.h"
@@ -219,6 +220,11 @@ void registerBuiltinCheckers() {
   Done = true;
   registerFxToTtirChecker(liftTtirForLaunch);
   registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-2");
+  registerChecker(
+      {Stage::TTGIR, Stage::LLIR},
+      [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
+         const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
+      "ttgir-llir-1");
   registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-1");
 }
 

@@ -115,7 +115,8 @@ static std::string optionsKey(const CheckOptions &O) {
   return std::string(smt::spelling(O.Arithmetic)) + "/timeout=" +
          std::to_string(O.Solver.TimeoutMs) +
          "/memory=" + std::to_string(O.Solver.MemoryLimitMB) +
-         "/loops=" + std::to_string(O.LoopBound);
+         "/loops=" + std::to_string(O.LoopBound) +
+         (O.Libdevice.empty() ? "" : "/libdevice=" + O.Libdevice);
 }
 
 static PairResult runPair(const StagePair &P, const bundle::Manifest &M,

@@ -87,6 +87,10 @@ struct CheckOptions {
   /// Stage pairs whose loops do not correspond unroll them up to this many
   /// iterations (and say so in PairResult::Bound).
   unsigned LoopBound = 4;
+  /// The libdevice.10.bc the kernels were linked with, for pairs that give
+  /// libdevice calls their bodies' meaning; empty: the kernel metadata's,
+  /// else the CUDA toolkit's.
+  std::string Libdevice;
 };
 
 PairResult checkRefinement(ir::Context &C, const ir::Effects &Source,

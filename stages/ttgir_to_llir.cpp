@@ -738,6 +738,8 @@ TtgirToLlirOptions optionsForLaunch(const bundle::Manifest &M,
   std::string Meta = L.file("metadata");
   if (!Meta.empty())
     T.LinkedLibdevice = linkedLibdevice(Meta);
+  if (!O.Libdevice.empty())
+    T.Libdevice = O.Libdevice;
   return T;
 }
 

@@ -287,6 +287,10 @@ int runCorpus(int Argc, char **Argv) {
       "cache", "verdict cache directory",
       cxxopts::value<std::string>()->default_value(defaultCacheDir()))(
       "no-cache", "neither read nor write the verdict cache")(
+      "libdevice",
+      "the libdevice.10.bc the kernels were linked with (default: each "
+      "kernel's metadata's, else the CUDA toolkit's)",
+      cxxopts::value<std::string>())(
       "retry-timeouts",
       "run pairs whose remembered verdict is a timeout again (by default an "
       "unchanged pair that timed out under the same limits is not rerun)")(
@@ -351,6 +355,10 @@ int runCorpus(int Argc, char **Argv) {
     }
     if (P.count("retry-timeouts"))
       Args.push_back("--retry-timeouts");
+    if (P.count("libdevice")) {
+      Args.push_back("--libdevice");
+      Args.push_back(fs::absolute(P["libdevice"].as<std::string>()).string());
+    }
     if (P.count("stages")) {
       Args.push_back("--stages");
       Args.push_back(P["stages"].as<std::string>());

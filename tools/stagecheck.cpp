@@ -12,6 +12,7 @@
 #include "stages/Refinement.h"
 #include "stages/Report.h"
 #include "stages/llir_to_ptx.h"
+#include "stages/ttgir_to_llir.h"
 #include "stages/ttir_to_ttgir.h"
 #include "frontends/llvm/LlvmLifter.h"
 #include "ptx_lifter/PtxLifter.h"
@@ -108,6 +109,13 @@ cxxopts::ParseResult parseOrThrow(cxxopts::Options &O, int Argc, char **Argv) {
   }
 }
 
+/// An absolute path to a file that must exist (a missing one is an input
+/// error, not a silent fallback).
+std::string readablePath(const std::string &Path) {
+  readFile(Path);
+  return std::filesystem::absolute(Path).string();
+}
+
 ir::Effects loadEffects(ir::Context &C, const std::string &Path) {
   try {
     return ir::parseEffects(C, readFile(Path), Path);
@@ -141,6 +149,17 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
     return stages::checkLlirToPtx(C, Source, Target,
                                   llvmir::inferInterface(Source), O);
   }
+  if (From == "ttgir" && To == "llir") {
+    readFile(Source);
+    readFile(Target);
+    stages::TtgirToLlirOptions O;
+    O.Check = Options;
+    O.Libdevice = Options.Libdevice;
+    O.Interface = llvmir::inferInterface(Target);
+    if (!Meta.empty())
+      O.LinkedLibdevice = stages::linkedLibdevice(Meta);
+    return stages::checkTtgirToLlir(C, Source, Target, O);
+  }
   // Two files of one stage (a mutant against its original): the same
   // machinery, bit-exact, no relaxation.
   if (From == To && (From == "ttir" || From == "ttgir")) {
@@ -166,7 +185,8 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
   }
   throw InputError("stage pair '" + From + " -> " + To +
                    "' is not supported by check (supported: sir -> sir, "
-                   "ttir -> ttgir, llir -> ptx, and any of ttir, ttgir, llir, "
+                   "ttir -> ttgir, ttgir -> llir, llir -> ptx, and any of "
+                   "ttir, ttgir, llir, "
                    "ptx against itself)");
 }
 
@@ -181,6 +201,10 @@ int runCheck(int Argc, char **Argv) {
       "meta",
       "Triton's metadata of the kernel (<kernel>.json): enable_fp_fusion "
       "decides whether the PTX may fuse an fmul into an add (default: yes)",
+      cxxopts::value<std::string>())(
+      "libdevice",
+      "the libdevice.10.bc the kernel was linked with (ttgir -> llir; "
+      "default: the metadata's, else the CUDA toolkit's)",
       cxxopts::value<std::string>())(
       "llir",
       "for ptx -> ptx: the LLVM IR the kernel's element types come from "
@@ -211,6 +235,8 @@ int runCheck(int Argc, char **Argv) {
                      "' (ieee or real)");
   Options.Solver = solverOptions(P);
   Options.LoopBound = P["loop-bound"].as<unsigned>();
+  if (P.count("libdevice"))
+    Options.Libdevice = readablePath(P["libdevice"].as<std::string>());
 
   ir::Context C;
   stages::PairResult R =
@@ -324,6 +350,10 @@ int runAudit(int Argc, char **Argv) {
       "cache", "reuse and remember verdicts in this directory",
       cxxopts::value<std::string>())(
       "retry-timeouts", "run pairs whose remembered verdict is a timeout again")(
+      "libdevice",
+      "the libdevice.10.bc the kernels were linked with (default: each "
+      "kernel's metadata's, else the CUDA toolkit's)",
+      cxxopts::value<std::string>())(
       "h,help", "this help")(
       "bundle", "BUNDLE", cxxopts::value<std::vector<std::string>>());
   addSolverOptions(O);
@@ -339,6 +369,8 @@ int runAudit(int Argc, char **Argv) {
   std::string Dir = P["bundle"].as<std::vector<std::string>>()[0];
   stages::AuditOptions Options;
   Options.Check.Solver = solverOptions(P);
+  if (P.count("libdevice"))
+    Options.Check.Libdevice = readablePath(P["libdevice"].as<std::string>());
   if (P.count("stages"))
     for (const std::string &Id : P["stages"].as<std::vector<std::string>>()) {
       stages::StagePair Pair;
