@@ -32,10 +32,11 @@ def percentile(values, p):
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
-def run_corpus(stagecheck, dirs, jobs, cache, report):
+def run_corpus(stagecheck, dirs, jobs, cache, report, libdevice):
     start = time.monotonic()
+    extra = ["--libdevice", libdevice] if libdevice else []
     subprocess.run([stagecheck, "corpus", "--jobs", str(jobs), "--cache", cache,
-                    "--json", report] + dirs,
+                    "--json", report] + extra + dirs,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.monotonic() - start
     return json.load(open(report)), wall
@@ -61,16 +62,21 @@ def main():
                     help="parallel audits (1 measures each pair without contention)")
     ap.add_argument("--pairs", default="", help="only these pairs in the tables")
     ap.add_argument("--json", help="also keep the first run's corpus report here")
+    ap.add_argument("--libdevice", default=os.path.join(
+        ROOT, "tests/stages/ttgir_to_llir/libdevice/triton-3.6.0-libdevice.10.bc"),
+        help="the libdevice the kernels were linked with (default: Triton 3.6's, "
+             "which the corpus was compiled with)")
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
     wanted = set(p for p in args.pairs.split(",") if p)
 
     with tempfile.TemporaryDirectory() as tmp:
         cache = os.path.join(tmp, "cache")
+        libdevice = args.libdevice if os.path.exists(args.libdevice) else ""
         first, first_wall = run_corpus(args.stagecheck, args.dirs, args.jobs, cache,
-                                       os.path.join(tmp, "first.json"))
+                                       os.path.join(tmp, "first.json"), libdevice)
         second, second_wall = run_corpus(args.stagecheck, args.dirs, args.jobs, cache,
-                                         os.path.join(tmp, "second.json"))
+                                         os.path.join(tmp, "second.json"), libdevice)
         if args.json:
             json.dump(first, open(args.json, "w"), indent=1)
 

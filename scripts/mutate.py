@@ -169,13 +169,17 @@ def bundles_under(dirs):
 
 
 PIPELINE = ["fx->ttir", "ttir->ttgir", "ttgir->llir", "llir->ptx"]
+# The libdevice Triton 3.6 linked the corpus kernels with, when present.
+_TRITON_LIBDEVICE = os.path.join(
+    ROOT, "tests/stages/ttgir_to_llir/libdevice/triton-3.6.0-libdevice.10.bc")
+LIBDEVICE = ["--libdevice", _TRITON_LIBDEVICE] if os.path.exists(_TRITON_LIBDEVICE) else []
 
 
 def audit_verdicts(stagecheck, bundle, cache):
     """(kernel or None, pair) -> verdict of every pair the audit ran, or None
     when the bundle is not valid input."""
     report = os.path.join(os.path.dirname(os.path.abspath(bundle)), "report.json")
-    r = run([stagecheck, "audit", "--cache", cache, "--json", report, bundle])
+    r = run([stagecheck, "audit", "--cache", cache, "--json", report] + LIBDEVICE + [bundle])
     if r.returncode == 3:
         return None, r.stdout.strip().splitlines()[-1:]
     rep = json.load(open(report))
