@@ -36,6 +36,11 @@ const Case Cases[] = {
     {"inductor_softmax", PtxMutation::SwapV4Lanes, "st.global.v4"},
 };
 
+// Readable test names in ctest's listing.
+void PrintTo(const Case &K, std::ostream *OS) {
+  *OS << K.Bundle << " " << test::spelling(K.M);
+}
+
 std::string slurp(const std::string &Path) {
   std::ifstream In(Path, std::ios::binary);
   std::ostringstream S;
