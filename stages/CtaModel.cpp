@@ -576,6 +576,10 @@ private:
 
   /// Two threads that touch one byte in one phase, one writing.
   void findRaces() {
+    // Every phase, not only those a later load looked back at: the last
+    // phase's writes race with its loads too.
+    for (unsigned P = 0; !T.empty() && P <= T[0].Thread.Phases; ++P)
+      indexPhase(P);
     for (auto &[Phase, ByOffset] : Writes)
       for (auto &[Offset, List] : ByOffset) {
         for (size_t I = 1; I < List.size(); ++I)
