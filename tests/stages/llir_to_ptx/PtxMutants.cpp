@@ -1,5 +1,7 @@
 #include "PtxMutants.h"
 
+#include "tests/support/TextLines.h"
+
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -27,21 +29,6 @@ const char *spelling(PtxMutation M) {
 }
 
 namespace {
-
-std::vector<std::string> linesOf(const std::string &Text) {
-  std::vector<std::string> Lines;
-  std::istringstream In(Text);
-  for (std::string L; std::getline(In, L);)
-    Lines.push_back(L);
-  return Lines;
-}
-
-std::string joined(const std::vector<std::string> &Lines) {
-  std::string Out;
-  for (const std::string &L : Lines)
-    Out += L + "\n";
-  return Out;
-}
 
 /// The mutated line, or nullopt where M does not apply.
 std::optional<std::string> mutateLine(const std::string &L, PtxMutation M) {

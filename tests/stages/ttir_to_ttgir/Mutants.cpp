@@ -1,5 +1,7 @@
 #include "Mutants.h"
 
+#include "tests/support/TextLines.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -35,21 +37,6 @@ std::string opOnLine(const std::string &Line) {
 }
 
 namespace {
-
-std::vector<std::string> lines(const std::string &Text) {
-  std::vector<std::string> Out;
-  std::istringstream In(Text);
-  for (std::string L; std::getline(In, L);)
-    Out.push_back(L);
-  return Out;
-}
-
-std::string joined(const std::vector<std::string> &Lines) {
-  std::string Out;
-  for (const std::string &L : Lines)
-    Out += L + "\n";
-  return Out;
-}
 
 std::string changedValue(const std::string &V) {
   if (V == "true")
@@ -227,7 +214,7 @@ std::vector<bool> reduceRegions(const std::vector<std::string> &Ls) {
 } // namespace
 
 std::vector<unsigned> sites(const std::string &Text, Mutation M) {
-  std::vector<std::string> Ls = lines(Text);
+  std::vector<std::string> Ls = linesOf(Text);
   std::vector<bool> InReduce = reduceRegions(Ls);
   std::vector<unsigned> Out;
   for (size_t I = 0; I < Ls.size(); ++I)
@@ -238,7 +225,7 @@ std::vector<unsigned> sites(const std::string &Text, Mutation M) {
 
 std::optional<Mutant> mutate(const std::string &Text, Mutation M,
                              const std::string &Anchor) {
-  std::vector<std::string> Ls = lines(Text);
+  std::vector<std::string> Ls = linesOf(Text);
   std::vector<bool> InReduce = reduceRegions(Ls);
   for (size_t I = 0; I < Ls.size(); ++I) {
     if (Ls[I].find(Anchor) == std::string::npos)
