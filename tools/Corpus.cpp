@@ -315,6 +315,10 @@ int runCorpus(int Argc, char **Argv) {
   }
   if (!P.count("dirs"))
     throw ir::InputError({}, "corpus needs at least one directory");
+  if (P.count("libdevice") &&
+      !fs::is_regular_file(P["libdevice"].as<std::string>()))
+    throw ir::InputError({P["libdevice"].as<std::string>(), 0, 0},
+                         "--libdevice: no such file");
   std::vector<std::string> Bundles = findBundles(P["dirs"].as<std::vector<std::string>>());
   if (P.count("shard")) {
     std::string S = P["shard"].as<std::string>();

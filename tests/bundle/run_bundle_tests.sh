@@ -89,6 +89,7 @@ expect 3 "missing manifest.json" -- "$stagecheck" audit "$tmp/b"
 expect 3 "not a bundle directory" -- "$stagecheck" audit "$tmp/no-such-bundle"
 expect 3 "unknown stage pair 'ttir->ptx'" -- "$stagecheck" audit --stages "ttir->ptx" "$corpus/bug_e_grid_short"
 expect 3 "audit needs one bundle" -- "$stagecheck" audit
+expect 3 "cannot read '$tmp/no.bc'" -- "$stagecheck" audit --libdevice "$tmp/no.bc" "$corpus/bug_e_grid_short"
 
 # A TTGIR that loads without its mask reads beyond the tensor for programs
 # past the last block: the audit knows the tensors' sizes, so the TTGIR is

@@ -65,6 +65,7 @@ a=$(ls "$(dirname "$0")"/../corpus/inductor_amax/kernels/*/*.llir)
 last=$(grep -n 'call void @llvm.nvvm.barrier' "$a" | tail -1 | cut -d: -f1)
 sed "${last}d" "$a" >"$tmp/nobarrier.llir"
 expect 0 "verdict: proved" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir" --to llir "$a"
+expect 3 "cannot read '$tmp/no.bc'" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir" --to llir "$a" --libdevice "$tmp/no.bc"
 expect 2 "a race on shared memory" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir" --to llir "$tmp/nobarrier.llir"
 
 if [[ $fails -ne 0 ]]; then echo "$fails CLI test(s) failed"; exit 1; fi

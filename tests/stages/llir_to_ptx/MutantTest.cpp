@@ -3,6 +3,7 @@
 #include "PtxMutants.h"
 
 #include "bundle/Manifest.h"
+#include "tests/support/TextLines.h"
 #include "stages/llir_to_ptx.h"
 
 #include <gtest/gtest.h>
@@ -41,13 +42,6 @@ void PrintTo(const Case &K, std::ostream *OS) {
   *OS << K.Bundle << " " << test::spelling(K.M);
 }
 
-std::string slurp(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  std::ostringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
 std::string name(const testing::TestParamInfo<Case> &I) {
   return std::string(I.param.Bundle) + "_" + test::spelling(I.param.M);
 }
@@ -60,8 +54,8 @@ TEST_P(PtxMutant, GivesACounterexampleNamingThePtxLine) {
       bundle::loadBundle(std::string(STAGECHECK_TEST_DIR "/corpus/") + K.Bundle);
   ASSERT_FALSE(M.launches().empty());
   const bundle::Launch &L = *M.launches().front();
-  stages::StageText Llir{slurp(L.file("llir")), L.file("llir")};
-  stages::StageText Ptx{slurp(L.file("ptx")), L.file("ptx")};
+  stages::StageText Llir{test::fileText(L.file("llir")), L.file("llir")};
+  stages::StageText Ptx{test::fileText(L.file("ptx")), L.file("ptx")};
   stages::LlirToPtxOptions O;
   O.FpFusion = bundle::readKernelMetadata(L.file("metadata")).FpFusion;
   ir::KernelInterface KI = L.interface(M.Tensors);

@@ -2,6 +2,7 @@
 // listed below, which must stay unknown for the reason given (the list
 // only shrinks: one that proves fails the test until it is taken off).
 #include "stages/ttgir_to_llir.h"
+#include "TritonLibdevice.h"
 
 #include "bundle/Manifest.h"
 #include "ir/Errors.h"
@@ -41,14 +42,6 @@ std::vector<std::string> bundles() {
   return Out;
 }
 
-/// libdevice as the kernels were linked with it (Triton 3.6's copy, which
-/// differs from the CUDA 13 toolkit's in __nv_erff), else the toolkit's.
-std::string libdevice() {
-  fs::path Triton = fs::path(STAGECHECK_TEST_DIR) / "stages" / "ttgir_to_llir" /
-                    "libdevice" / "triton-3.6.0-libdevice.10.bc";
-  return fs::exists(Triton) ? Triton.string() : "";
-}
-
 class CorpusPair : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusPair, Verdict) {
@@ -59,7 +52,7 @@ TEST_P(CorpusPair, Verdict) {
     ir::Context C;
     stages::CheckOptions O;
     stages::TtgirToLlirOptions T = stages::optionsForLaunch(M, *L, O);
-    T.Libdevice = libdevice();
+    T.Libdevice = test::tritonLibdevice();
     T.TimeLimitSeconds = Listed != NotYet.end() ? 15 : 40;
     stages::PairResult R =
         stages::checkTtgirToLlir(C, L->file("ttgir"), L->file("llir"), T);

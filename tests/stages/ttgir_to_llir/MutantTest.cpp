@@ -2,8 +2,10 @@
 // LLVM IR that names the mutated .llir line, while the original pair is
 // proved.
 #include "LlirMutants.h"
+#include "TritonLibdevice.h"
 
 #include "bundle/Manifest.h"
+#include "tests/support/TextLines.h"
 #include "frontends/ttir/Mlir.h"
 #include "stages/ttgir_to_llir.h"
 
@@ -34,22 +36,8 @@ const Case Cases[] = {
     {"bug_b_scaling_hardcoded", LlirMutation::AsmStoreLane},
 };
 
-std::string slurp(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  std::ostringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
 std::string name(const testing::TestParamInfo<Case> &I) {
   return std::string(I.param.Bundle) + "_" + test::spelling(I.param.M);
-}
-
-std::string libdevice() {
-  std::filesystem::path Triton =
-      std::filesystem::path(STAGECHECK_TEST_DIR) / "stages" / "ttgir_to_llir" /
-      "libdevice" / "triton-3.6.0-libdevice.10.bc";
-  return std::filesystem::exists(Triton) ? Triton.string() : "";
 }
 
 class LlirMutant : public testing::TestWithParam<Case> {};
@@ -61,10 +49,10 @@ TEST_P(LlirMutant, GivesACounterexampleNamingTheLlirLine) {
   ASSERT_FALSE(M.launches().empty());
   const bundle::Launch &L = *M.launches().front();
   ttir::Module Ttgir = ttir::parseModuleFile(L.file("ttgir"));
-  std::string Llir = slurp(L.file("llir"));
+  std::string Llir = test::fileText(L.file("llir"));
   stages::TtgirToLlirOptions O =
       stages::optionsForLaunch(M, L, stages::CheckOptions());
-  O.Libdevice = libdevice();
+  O.Libdevice = test::tritonLibdevice();
   O.TimeLimitSeconds = 40;
 
   ir::Context C;
