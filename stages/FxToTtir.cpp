@@ -228,8 +228,7 @@ private:
   RealNormalForm Normal{C}; // extrema as AC operations, for real queries
   Env RealModel;         // the last model that separated ref and cand exactly
   std::string StepLabel; // "step 2 (kernel)": the step being composed
-  std::map<const Expr *, std::pair<const Expr *, const Expr *>> RoundingTerms;
-  std::map<const Expr *, const Expr *> NarrowedValues;
+  std::map<const Expr *, const Expr *> RoundedValues;
 
   bool specialized() const { return M.Ref.GraphKind.rfind("inductor", 0) == 0; }
 
@@ -891,6 +890,10 @@ private:
       Cand = libdeviceAsMath(Cand);
       Ref = Normal.normalize(Ref);
       Cand = Normal.normalize(Cand);
+      // Sums of products equal up to order (a dot product summed in
+      // blocks) are one polynomial: equal with no solver.
+      if (Normal.polynomial(Ref) == Normal.polynomial(Cand))
+        return true;
     }
     smt::Query Q{"values of " + E.Tensor, differs(Ref, Cand, Mode), {}, Mode};
     smt::QueryResult R = smt::solve(Q, Options.Check.Solver);
@@ -1007,11 +1010,15 @@ private:
   }
 
   /// E under the standard model of floating-point rounding, to be read
-  /// over the reals: the exact result x of each rounded op becomes
-  /// x * (1 + d) + e with |d| <= u (2u for directed rounding) and |e| at
-  /// most the format's smallest subnormal. One (d, e) per op node, so a
-  /// computation both sides share rounds the same way on both. Valid as
-  /// long as no intermediate overflows (the range question looks for that).
+  /// over the reals: each rounded op becomes a fresh value r with
+  /// |r - x| <= u * |x| + eta, x the exact result of the op on its (modelled)
+  /// operands, u the unit roundoff (2u for directed rounding) and eta the
+  /// format's smallest subnormal. That is the set x * (1 + d) + e with
+  /// |d| <= u and |e| <= eta, written without the products x * d, so an
+  /// expression whose ops scale by constants stays linear. One r per op
+  /// node, so a computation both sides share rounds the same way on both.
+  /// Valid as long as no intermediate overflows (the range question looks
+  /// for that).
   const Expr *roundingModel(const Expr *E, std::vector<const Expr *> &Bounds) {
     return rewrite(
         C, E,
@@ -1020,60 +1027,35 @@ private:
           Type T = N->type();
           if (!T.isFloat() || !roundsResult(N))
             return nullptr;
-          auto It = RoundingTerms.find(N);
-          if (It == RoundingTerms.end()) {
-            FloatFormat F = floatFormat(T);
-            int P = int(F.MantissaBits) + 1;
-            bool Nearest = !hasRounding(N->op()) ||
-                           N->rounding() == RoundingMode::NearestEven ||
-                           N->rounding() == RoundingMode::NearestAway;
-            double U = std::ldexp(1.0, Nearest ? -P : 1 - P);
-            double Eta =
-                std::ldexp(1.0, 2 - F.bias() - P); // smallest subnormal
-            std::string Id = std::to_string(RoundingTerms.size());
-            const Expr *D = C.symbol("round.d" + Id + "." + T.str(), T);
-            const Expr *Ep = C.symbol("round.e" + Id + "." + T.str(), T);
-            auto Within = [&](const Expr *X, double B) {
-              return C.fcmp(FCmpPredicate::Ole, C.unary(Op::FAbs, X),
-                            C.floatConst(T, B));
-            };
-            It = RoundingTerms.emplace(N, std::make_pair(D, Ep)).first;
-            Bounds.push_back(Within(D, U));
-            Bounds.push_back(Within(Ep, Eta));
-          }
-          const auto &[D, Ep] = It->second;
-          if (N->op() == Op::FPCast)
-            return narrowed(N, Ops[0], D, Ep, Bounds);
-          const Expr *Exact = rebuild(C, N, Ops);
-          return C.floatBinary(
-              Op::FAdd,
-              C.floatBinary(Op::FMul, Exact,
-                            C.floatBinary(Op::FAdd, C.floatConst(T, 1.0), D)),
-              Ep);
+          auto It = RoundedValues.find(N);
+          if (It != RoundedValues.end())
+            return It->second;
+          // A narrowing conversion is bounded in the wider source type,
+          // where the exact value lives.
+          bool Narrowing = N->op() == Op::FPCast;
+          const Expr *Exact = Narrowing ? Ops[0] : rebuild(C, N, Ops);
+          Type W = Exact->type();
+          FloatFormat F = floatFormat(T);
+          int P = int(F.MantissaBits) + 1;
+          bool Nearest = !hasRounding(N->op()) ||
+                         N->rounding() == RoundingMode::NearestEven ||
+                         N->rounding() == RoundingMode::NearestAway;
+          double U = std::ldexp(1.0, Nearest ? -P : 1 - P);
+          double Eta = std::ldexp(1.0, 2 - F.bias() - P); // smallest subnormal
+          const Expr *R = C.symbol(
+              "round.r" + std::to_string(RoundedValues.size()) + "." + T.str(),
+              T);
+          const Expr *Wide = Narrowing ? C.cast(Op::FPCast, R, W) : R;
+          auto Abs = [&](const Expr *X) { return C.unary(Op::FAbs, X); };
+          Bounds.push_back(C.fcmp(
+              FCmpPredicate::Ole, Abs(C.floatBinary(Op::FSub, Wide, Exact)),
+              C.floatBinary(Op::FAdd,
+                            C.floatBinary(Op::FMul, C.floatConst(W, U),
+                                          Abs(Exact)),
+                            C.floatConst(W, Eta))));
+          RoundedValues.emplace(N, R);
+          return R;
         });
-  }
-
-  /// A conversion into a narrower format under the model: a value r of the
-  /// narrow type with widen(r) = x * (1 + d) + e, x the exact source in its
-  /// own wider type (widening is exact over the reals).
-  const Expr *narrowed(const Expr *N, const Expr *X, const Expr *D,
-                       const Expr *Ep, std::vector<const Expr *> &Bounds) {
-    auto It = NarrowedValues.find(N);
-    if (It != NarrowedValues.end())
-      return It->second;
-    Type T = N->type(), Wide = X->type();
-    const Expr *R = C.symbol(
-        "round.r" + std::to_string(NarrowedValues.size()) + "." + T.str(), T);
-    const Expr *Model = C.floatBinary(
-        Op::FAdd,
-        C.floatBinary(Op::FMul, X,
-                      C.floatBinary(Op::FAdd, C.floatConst(Wide, 1.0),
-                                    C.cast(Op::FPCast, D, Wide))),
-        C.cast(Op::FPCast, Ep, Wide));
-    Bounds.push_back(
-        C.fcmp(FCmpPredicate::Oeq, C.cast(Op::FPCast, R, Wide), Model));
-    NarrowedValues.emplace(N, R);
-    return R;
   }
 
   static bool roundsResult(const Expr *N) {

@@ -270,4 +270,202 @@ const Expr *RealNormalForm::normalize(const Expr *E) {
   return Memo.at(E);
 }
 
+namespace {
+
+/// Products and sums of coefficients, only where they are exact.
+std::optional<double> exactProduct(double A, double B) {
+  double P = A * B;
+  if (!std::isfinite(P) || std::fma(A, B, -P) != 0 ||
+      (P != 0 && std::fabs(P) < 0x1p-1000))
+    return std::nullopt;
+  return P;
+}
+
+std::optional<double> exactSum(double A, double B) {
+  double S = A + B;
+  double Bv = S - A, Err = (A - (S - Bv)) + (B - Bv); // two-sum
+  if (!std::isfinite(S) || Err != 0)
+    return std::nullopt;
+  return S;
+}
+
+/// Beyond this many monomials a sum stays an atom: the expansion of
+/// products of sums grows fast, and nothing in a kernel needs more.
+constexpr size_t MaxMonomials = 4096;
+
+bool representable(double V, Type T) {
+  return Value::ofDouble(T, V).asDouble() == V;
+}
+
+} // namespace
+
+bool RealNormalForm::MonomialOrder::operator()(const Monomial &A,
+                                               const Monomial &B) const {
+  return std::lexicographical_compare(
+      A.begin(), A.end(), B.begin(), B.end(),
+      [](const Expr *L, const Expr *R) { return L->id() < R->id(); });
+}
+
+/// The sum N computes from its canonical operands, or nothing when N is
+/// an atom.
+std::optional<RealNormalForm::Sum>
+RealNormalForm::sumOf(const Expr *N, const std::vector<const Expr *> &Ops) {
+  Type T = N->type();
+  if (!T.isFloat())
+    return std::nullopt;
+  auto Of = [&](const Expr *O) -> Sum {
+    if (auto It = Sums.find(O); It != Sums.end())
+      return It->second;
+    if (O->isConst()) {
+      double V = Value::ofBits(O->type(), O->constBits()).asDouble();
+      if (V == 0)
+        return {};
+      return {{Monomial{}, V}};
+    }
+    return {{Monomial{O}, 1.0}};
+  };
+  auto Constant = [&](const Expr *O) {
+    return O->isConst() &&
+           std::isfinite(Value::ofBits(O->type(), O->constBits()).asDouble());
+  };
+  auto Add = [&](Sum A, const Sum &B, double Scale) -> std::optional<Sum> {
+    for (const auto &[M, K] : B) {
+      auto Scaled = exactProduct(K, Scale);
+      if (!Scaled)
+        return std::nullopt;
+      auto It = A.find(M);
+      if (It == A.end()) {
+        A.emplace(M, *Scaled);
+        continue;
+      }
+      auto S = exactSum(It->second, *Scaled);
+      if (!S)
+        return std::nullopt;
+      if (*S == 0)
+        A.erase(It);
+      else
+        It->second = *S;
+    }
+    if (A.size() > MaxMonomials)
+      return std::nullopt;
+    return A;
+  };
+  auto Multiply = [&](const Sum &A, const Sum &B) -> std::optional<Sum> {
+    if (A.size() * B.size() > MaxMonomials)
+      return std::nullopt;
+    Sum R;
+    for (const auto &[MA, KA] : A)
+      for (const auto &[MB, KB] : B) {
+        Monomial M = MA;
+        M.insert(M.end(), MB.begin(), MB.end());
+        std::sort(M.begin(), M.end(), [](const Expr *L, const Expr *R) {
+          return L->id() < R->id();
+        });
+        auto K = exactProduct(KA, KB);
+        if (!K)
+          return std::nullopt;
+        auto Next = Add(std::move(R), Sum{{M, *K}}, 1.0);
+        if (!Next)
+          return std::nullopt;
+        R = std::move(*Next);
+      }
+    return R;
+  };
+  for (const Expr *O : Ops)
+    if (O->type().isFloat() && O->isConst() && !Constant(O))
+      return std::nullopt; // infinities and NaNs are no coefficients
+  switch (N->op()) {
+  case Op::FAdd:
+    return Add(Of(Ops[0]), Of(Ops[1]), 1.0);
+  case Op::FSub:
+    return Add(Of(Ops[0]), Of(Ops[1]), -1.0);
+  case Op::FNeg:
+    return Add({}, Of(Ops[0]), -1.0);
+  case Op::FMul:
+    return Multiply(Of(Ops[0]), Of(Ops[1]));
+  case Op::Fma: {
+    auto P = Multiply(Of(Ops[0]), Of(Ops[1]));
+    if (!P)
+      return std::nullopt;
+    return Add(std::move(*P), Of(Ops[2]), 1.0);
+  }
+  case Op::FDiv: {
+    // By a constant whose reciprocal is exact (a power of two).
+    if (!Constant(Ops[1]))
+      return std::nullopt;
+    double D = Value::ofBits(Ops[1]->type(), Ops[1]->constBits()).asDouble();
+    double Inverse = 1.0 / D;
+    if (D == 0 || !exactProduct(D, Inverse) || D * Inverse != 1.0)
+      return std::nullopt;
+    return Add({}, Of(Ops[0]), Inverse);
+  }
+  case Op::FPCast: {
+    // Widening is exact over the reals; narrowing rounds (an atom).
+    FloatFormat From = floatFormat(Ops[0]->type()), To = floatFormat(T);
+    if (To.MantissaBits < From.MantissaBits ||
+        To.ExponentBits < From.ExponentBits)
+      return std::nullopt;
+    return Of(Ops[0]);
+  }
+  case Op::FFlushSubnormal: // no subnormals among the reals
+    return Of(Ops[0]);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The node of a sum in type T: monomials in order, each its coefficient
+/// times its atoms widened to T, added left to right. Nothing when an atom
+/// is wider than T or a coefficient is not a value of T.
+const Expr *RealNormalForm::build(const Sum &S, Type T) {
+  const Expr *Total = nullptr;
+  for (const auto &[M, K] : S) {
+    if (!representable(K, T))
+      return nullptr;
+    const Expr *Term = M.empty() || K != 1.0 ? C.floatConst(T, K) : nullptr;
+    for (const Expr *A : M) {
+      FloatFormat From = floatFormat(A->type()), To = floatFormat(T);
+      if (From.MantissaBits > To.MantissaBits ||
+          From.ExponentBits > To.ExponentBits)
+        return nullptr;
+      const Expr *Wide = A->type() == T ? A : C.cast(Op::FPCast, A, T);
+      Term = Term ? C.floatBinary(Op::FMul, Term, Wide) : Wide;
+    }
+    Total = Total ? C.floatBinary(Op::FAdd, Total, Term) : Term;
+  }
+  return Total ? Total : C.floatConst(T, 0.0);
+}
+
+const Expr *RealNormalForm::polynomial(const Expr *E) {
+  const Expr *Roots[] = {E};
+  for (const Expr *N : postOrder(Roots)) {
+    if (PolynomialMemo.count(N))
+      continue;
+    std::vector<const Expr *> Ops;
+    bool Same = true;
+    for (const Expr *O : N->operands()) {
+      Ops.push_back(PolynomialMemo.at(O));
+      Same &= Ops.back() == O;
+    }
+    const Expr *R = nullptr;
+    if (auto S = sumOf(N, Ops)) {
+      R = build(*S, N->type());
+      if (R)
+        Sums.emplace(R, std::move(*S));
+    }
+    if (!R) {
+      if (Same)
+        R = N;
+      else if (N->op() == Op::Read)
+        R = C.read(N->name(), N->type(), Ops[0]);
+      else if (N->op() == Op::Call)
+        R = C.call(N->name(), N->type(), Ops);
+      else
+        R = C.make(N->op(), Ops, N->rawAttribute(), N->type());
+    }
+    PolynomialMemo[N] = R;
+  }
+  return PolynomialMemo.at(E);
+}
+
 } // namespace stagecheck::stages

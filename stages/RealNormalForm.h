@@ -13,6 +13,12 @@
 //    max) in a softmax) is then shared too.
 //
 //  - rsqrt(x) is 1 / sqrt(x).
+//  - Polynomials (a separate step, `polynomial`). Sums and products of
+//    floats are expanded into a sum of monomials with exact coefficients,
+//    in node order, so that a dot product summed in blocks and the same dot
+//    product summed left to right become one node. Anything else (a call, a
+//    select, a narrowing cast) is an atom whose operands are put in this
+//    form too.
 //  - Infinite padding. Masked lanes of a reduction load -inf (max's
 //    identity); over the extended reals it drops out of max, -inf - x is
 //    -inf for finite x, exp(-inf) is 0 and 0 drops out of a sum.
@@ -26,6 +32,7 @@
 
 #include "ir/Expr.h"
 
+#include <map>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -38,6 +45,10 @@ public:
   explicit RealNormalForm(ir::Context &C) : C(C) {}
   /// E in normal form; nodes are shared across calls of one instance.
   const ir::Expr *normalize(const ir::Expr *E);
+  /// E with its float sums and products expanded into a canonical sum of
+  /// monomials, as far as the coefficients stay exact in E's type and the
+  /// expansion stays small; an equality over the reals.
+  const ir::Expr *polynomial(const ir::Expr *E);
   /// Extremum trees rewritten so far (for the report).
   unsigned extremaFlattened() const { return Flattened; }
   /// Operations with an infinite constant folded away.
@@ -57,8 +68,21 @@ private:
   const ir::Expr *absorbInfinity(const ir::Expr *N,
                                  const std::vector<const ir::Expr *> &Ops);
 
+  /// A sum of monomials: each a sorted list of atoms (by node id, with
+  /// repetition) and its nonzero coefficient.
+  using Monomial = std::vector<const ir::Expr *>;
+  struct MonomialOrder {
+    bool operator()(const Monomial &A, const Monomial &B) const;
+  };
+  using Sum = std::map<Monomial, double, MonomialOrder>;
+  std::optional<Sum> sumOf(const ir::Expr *N,
+                           const std::vector<const ir::Expr *> &Ops);
+  const ir::Expr *build(const Sum &S, ir::Type T);
+
   ir::Context &C;
   std::unordered_map<const ir::Expr *, const ir::Expr *> Memo;
+  std::unordered_map<const ir::Expr *, const ir::Expr *> PolynomialMemo;
+  std::unordered_map<const ir::Expr *, Sum> Sums; // canonical node -> its sum
   std::unordered_map<const ir::Expr *, Extremum> Extrema; // canonical node
   std::unordered_map<const ir::Expr *, bool> Finite;
   unsigned Flattened = 0, Absorbed = 0;

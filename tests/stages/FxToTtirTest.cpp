@@ -6,12 +6,15 @@
 //   # explanation: TEXT     the counterexample's explanation starts with TEXT
 //   # input: NAME           the counterexample sets NAME away from its value
 //   # timeout-ms: N         the solver's limit per query for this bundle
+//   # bundle: NAME          the corpus bundle, when the file is a mutant
+//                           (<bundle>.<mutation>.sir) of that bundle's kernel
 #include "stages/FxToTtir.h"
 #include "bundle/Manifest.h"
 #include "ir/Text.h"
 #include "stages/Pipeline.h"
 #include "stages/Report.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -54,8 +57,9 @@ TEST_P(FxToTtirBundle, VerdictAsExpected) {
   fs::path Sir = fs::path(STAGECHECK_TEST_DIR "/stages/fx_to_ttir") /
                  (GetParam() + ".sir");
   std::string Text = slurp(Sir);
-  bundle::Manifest M =
-      bundle::loadBundle(STAGECHECK_TEST_DIR "/corpus/" + GetParam());
+  std::string Bundle = header(Text, "bundle");
+  bundle::Manifest M = bundle::loadBundle(STAGECHECK_TEST_DIR "/corpus/" +
+                                          (Bundle.empty() ? GetParam() : Bundle));
   ir::Context C;
   unsigned Lifted = 0;
   stages::KernelLifter Lift = [&](ir::Context &Ctx, const bundle::Launch &,
@@ -109,7 +113,11 @@ TEST_P(FxToTtirBundle, VerdictAsExpected) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, FxToTtirBundle,
                          ::testing::ValuesIn(kernelFiles()),
-                         [](const auto &Info) { return Info.param; });
+                         [](const auto &Info) {
+                           std::string Name = Info.param;
+                           std::replace(Name.begin(), Name.end(), '.', '_');
+                           return Name;
+                         });
 
 /// Every corpus reference lifts with its manifest's bindings: inputs read
 /// the manifest's tensors, outputs write them, parameters become symbols.

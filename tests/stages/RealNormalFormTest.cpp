@@ -1,0 +1,82 @@
+// The polynomial normal form: sums of products equal over the reals meet
+// in one node; anything that is not such an equality stays apart.
+#include "stages/RealNormalForm.h"
+
+#include <gtest/gtest.h>
+
+using namespace stagecheck;
+using namespace stagecheck::ir;
+
+namespace {
+
+class Polynomial : public ::testing::Test {
+protected:
+  Context C;
+  stages::RealNormalForm Normal{C};
+  Type F32 = Type::f32(), F16 = Type::f16();
+  const Expr *x(const char *Name, Type T) { return C.symbol(Name, T); }
+  const Expr *add(const Expr *A, const Expr *B) {
+    return C.floatBinary(Op::FAdd, A, B);
+  }
+  const Expr *mul(const Expr *A, const Expr *B) {
+    return C.floatBinary(Op::FMul, A, B);
+  }
+  bool same(const Expr *A, const Expr *B) {
+    return Normal.polynomial(A) == Normal.polynomial(B);
+  }
+};
+
+TEST_F(Polynomial, DotProductInAnyOrderIsOneNode) {
+  // f16 operands widened to f32, summed left to right and in two blocks.
+  const Expr *A[4], *B[4];
+  const char *NA[] = {"a0", "a1", "a2", "a3"}, *NB[] = {"b0", "b1", "b2", "b3"};
+  for (int I = 0; I < 4; ++I) {
+    A[I] = C.cast(Op::FPCast, x(NA[I], F16), F32);
+    B[I] = C.cast(Op::FPCast, x(NB[I], F16), F32);
+  }
+  const Expr *Left = C.floatConst(F32, 0.0);
+  for (int I = 0; I < 4; ++I)
+    Left = add(Left, mul(A[I], B[I]));
+  const Expr *Blocked =
+      add(C.fma(A[3], B[3], C.fma(A[2], B[2], C.floatConst(F32, 0.0))),
+          add(mul(B[1], A[1]), mul(B[0], A[0])));
+  EXPECT_TRUE(same(Left, Blocked));
+  // Rounded to f16 at the end on both sides: the narrowing is an atom of
+  // the same sum.
+  EXPECT_TRUE(same(C.cast(Op::FPCast, Left, F16),
+                   C.cast(Op::FPCast, Blocked, F16)));
+}
+
+TEST_F(Polynomial, DistributesAndCancels) {
+  const Expr *A = x("a", F32), *B = x("b", F32), *D = x("d", F32);
+  EXPECT_TRUE(same(mul(A, add(B, D)), add(mul(D, A), mul(A, B))));
+  // (a + b) - b is a; 2a is a + a; a / 4 is 0.25 a.
+  EXPECT_TRUE(same(C.floatBinary(Op::FSub, add(A, B), B), A));
+  EXPECT_TRUE(same(mul(C.floatConst(F32, 2.0), A), add(A, A)));
+  EXPECT_TRUE(same(C.floatBinary(Op::FDiv, A, C.floatConst(F32, 4.0)),
+                   mul(A, C.floatConst(F32, 0.25))));
+}
+
+TEST_F(Polynomial, DifferentPolynomialsStayApart) {
+  const Expr *A = x("a", F32), *B = x("b", F32), *D = x("d", F32);
+  EXPECT_FALSE(same(mul(A, B), mul(A, D)));
+  EXPECT_FALSE(same(add(A, B), add(A, add(B, C.floatConst(F32, 1.0)))));
+  EXPECT_FALSE(same(mul(A, A), A));
+  // Rounding to f16 before the sum is not rounding after it.
+  const Expr *A16 = C.cast(Op::FPCast, A, F16), *B16 = C.cast(Op::FPCast, B, F16);
+  EXPECT_FALSE(same(C.cast(Op::FPCast, add(A, B), F16),
+                    C.floatBinary(Op::FAdd, A16, B16)));
+  // 1/3 has no exact coefficient: a / 3 is an atom, not a * 0.333...
+  EXPECT_FALSE(same(C.floatBinary(Op::FDiv, A, C.floatConst(F32, 3.0)),
+                    mul(A, C.floatConst(F32, 1.0 / 3.0))));
+}
+
+TEST_F(Polynomial, AtomsHaveTheirOperandsInNormalForm) {
+  const Expr *A = x("a", F32), *B = x("b", F32);
+  const Expr *L[] = {add(A, B)}, *R[] = {add(B, A)};
+  EXPECT_TRUE(same(C.call("exp", F32, L), C.call("exp", F32, R)));
+  const Expr *Cond = C.fcmp(FCmpPredicate::Olt, A, B);
+  EXPECT_TRUE(same(C.select(Cond, add(A, B), A), C.select(Cond, add(B, A), A)));
+}
+
+} // namespace
