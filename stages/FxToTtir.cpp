@@ -15,6 +15,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 using namespace stagecheck::ir;
 
@@ -1223,6 +1224,73 @@ private:
     return false;
   }
 
+  /// What the reference computes on the way to the element, at the
+  /// counterexample: the values of the graph's call nodes that the
+  /// element's value is built from (the attention scores a dropped clamp
+  /// would have cut), a few nonzero ones per node. Views, whose
+  /// elements are those of their input, are shown once.
+  std::string referenceIntermediates(const Expr *RefValue, const Env &In) {
+    const Expr *Roots[] = {RefValue};
+    std::unordered_set<const Expr *> Used;
+    for (const Expr *N : postOrder(Roots))
+      Used.insert(N);
+    std::unordered_set<const Expr *> Shown;
+    std::ostringstream Line;
+    unsigned Total = 0;
+    constexpr unsigned PerNode = 3, MaxTotal = 12;
+    constexpr int64_t MaxElements = 1 << 14;
+    for (const fx::LiftedNode &N : Ref.Nodes) {
+      const fx::Tensor &T = N.Value;
+      if (!T.valid() || T.numel() == 0 || T.numel() > MaxElements)
+        continue;
+      std::vector<std::pair<fx::Index, Value>> Found;
+      try {
+        Interpreter I(In);
+        for (int64_t L = 0; L < T.numel(); ++L) {
+          fx::Index Idx(T.rank());
+          for (int64_t D = int64_t(T.rank()) - 1, R = L; D >= 0; --D) {
+            Idx[D] = C.intConst(Type::i(64), R % T.size(D));
+            R /= T.size(D);
+          }
+          const Expr *V = T.at(Idx);
+          if (!Used.count(V) || V->op() == Op::Read || V->isConst() ||
+              V->op() == Op::Symbol || V == RefValue || !Shown.insert(V).second)
+            continue;
+          Found.push_back({Idx, I.eval(V)});
+        }
+      } catch (const std::exception &) {
+        continue;
+      }
+      // Zeros only when nothing else is there to show.
+      auto Zero = [](const auto &F) {
+        return F.second.Ty.isFloat() ? F.second.asDouble() == 0
+                                     : F.second.Bits == 0;
+      };
+      if (!std::all_of(Found.begin(), Found.end(), Zero))
+        std::erase_if(Found, Zero);
+      for (size_t K = 0; K < Found.size() && K < PerNode && Total < MaxTotal;
+           ++K, ++Total) {
+        Line << (Total ? "  " : "reference ") << N.Name << "[";
+        for (size_t D = 0; D < Found[K].first.size(); ++D)
+          Line << (D ? ", " : "") << Found[K].first[D]->constBits();
+        Line << "] = " << plain(Found[K].second);
+        if (K == 0 && N.ModelLine)
+          Line << " (line " << N.ModelLine << ")";
+      }
+    }
+    return Line.str();
+  }
+
+  /// A value without its bits: "5.25", "-3", "true".
+  static std::string plain(const Value &V) {
+    if (!V.Ty.isFloat())
+      return V.str();
+    std::ostringstream S;
+    S.precision(9);
+    S << V.asDouble();
+    return S.str();
+  }
+
   void reportCounterexample(const std::string &Query, const Element &E,
                             const Canonical &K, const Env &Model) {
     Env In = completed(inputsOf(K, Model), {E.Ref, E.Cand});
@@ -1239,6 +1307,8 @@ private:
     }
     X.SourceOrigin = E.RefWrite->From;
     X.TargetOrigin = E.CandFrom;
+    if (std::string Line = referenceIntermediates(E.Ref, In); !Line.empty())
+      X.Notes.push_back(Line);
     std::string At = E.Tensor + describeIndex(E.Index);
     if (X.Source && X.Target &&
         std::isfinite(X.Source->Ty.isFloat() ? X.Source->asDouble() : 0) &&

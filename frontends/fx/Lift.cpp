@@ -519,6 +519,13 @@ LiftedGraph liftGraph(Context &C, const Graph &G, const LiftOptions &O) {
   }
   for (auto &[Name, P] : L->UsedParams)
     Out.Params.push_back(P);
+  for (const Node &N : G.Nodes) {
+    auto It = L->Values.find(N.Name);
+    if (N.K != Node::Kind::Call || It == L->Values.end() ||
+        It->second.IsTuple || It->second.Items.size() != 1)
+      continue;
+    Out.Nodes.push_back({N.Name, N.Target, N.Source.Line, It->second.Items[0]});
+  }
   // Element functions hold the lowerer; it must not hold them back.
   L->Values.clear();
   return Out;

@@ -71,8 +71,19 @@ struct LiftedParam {
   std::vector<ir::SourceLocation> Uses;
 };
 
+/// A call node's value, kept so that a report can show what the
+/// reference computes on the way to an output (the scores before a clamp).
+struct LiftedNode {
+  std::string Name;   // "clamp"
+  std::string Target; // "aten.clamp.default"
+  unsigned ModelLine = 0; // the model's line ("# File: ...:33"), 0 if none
+  Tensor Value;
+};
+
 struct LiftedGraph {
   ir::Effects Effects;
+  /// Every lifted call node, in graph order.
+  std::vector<LiftedNode> Nodes;
   std::vector<LiftedParam> Params;
   /// The output tensors themselves, by output position (for callers that
   /// want an element without going through a buffer).

@@ -5,6 +5,8 @@
 //   # expect: proved | proved within tolerance | counterexample
 //   # explanation: TEXT     the counterexample's explanation starts with TEXT
 //   # input: NAME           the counterexample sets NAME away from its value
+//   # beyond: NODE LIMIT     the counterexample shows the reference's NODE
+//                           with a value of magnitude above LIMIT
 //   # timeout-ms: N         the solver's limit per query for this bundle
 //   # bundle: NAME          the corpus bundle, when the file is a mutant
 //                           (<bundle>.<mutation>.sir) of that bundle's kernel
@@ -15,6 +17,7 @@
 #include "stages/Report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -91,6 +94,27 @@ TEST_P(FxToTtirBundle, VerdictAsExpected) {
     ASSERT_TRUE(R.Cex.has_value());
     EXPECT_EQ(R.Cex->Explanation.rfind(Explanation, 0), 0u)
         << R.Cex->Explanation;
+  }
+  std::istringstream Beyond(header(Text, "beyond"));
+  std::string Node;
+  double Limit = 0;
+  if (Beyond >> Node >> Limit) {
+    ASSERT_TRUE(R.Cex.has_value());
+    bool Shown = false;
+    for (const std::string &Note : R.Cex->Notes) {
+      if (Note.rfind("reference ", 0) != 0)
+        continue;
+      // "reference bmm[0, 0, 0] = 21 (line 32)  mul[0, 0, 0, 0] = 5.25 ..."
+      for (size_t At = Note.find(" " + Node + "["); At != std::string::npos;
+           At = Note.find(" " + Node + "[", At + 1)) {
+        size_t Eq = Note.find("] = ", At);
+        if (Eq != std::string::npos &&
+            std::fabs(std::stod(Note.substr(Eq + 4))) > Limit)
+          Shown = true;
+      }
+    }
+    EXPECT_TRUE(Shown) << "no " << Node << " beyond " << Limit
+                       << " among the counterexample's notes";
   }
   std::string Input = header(Text, "input");
   if (!Input.empty()) {
