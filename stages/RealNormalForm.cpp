@@ -292,6 +292,9 @@ std::optional<double> exactSum(double A, double B) {
 /// Beyond this many monomials a sum stays an atom: the expansion of
 /// products of sums grows fast, and nothing in a kernel needs more.
 constexpr size_t MaxMonomials = 4096;
+/// The monomials one comparison may hold (every prefix of a long sum is a
+/// sum of its own): past it nothing more is expanded.
+constexpr size_t MonomialBudget = size_t(1) << 21;
 
 bool representable(double V, Type T) {
   return Value::ofDouble(T, V).asDouble() == V;
@@ -448,11 +451,14 @@ const Expr *RealNormalForm::polynomial(const Expr *E) {
       Same &= Ops.back() == O;
     }
     const Expr *R = nullptr;
-    if (auto S = sumOf(N, Ops)) {
-      R = build(*S, N->type());
-      if (R)
-        Sums.emplace(R, std::move(*S));
-    }
+    if (MonomialsHeld < MonomialBudget)
+      if (auto S = sumOf(N, Ops)) {
+        R = build(*S, N->type());
+        if (R) {
+          MonomialsHeld += S->size();
+          Sums.emplace(R, std::move(*S));
+        }
+      }
     if (!R) {
       if (Same)
         R = N;
@@ -466,6 +472,280 @@ const Expr *RealNormalForm::polynomial(const Expr *E) {
     PolynomialMemo[N] = R;
   }
   return PolynomialMemo.at(E);
+}
+
+namespace {
+
+using Monomial = RealNormalForm::Monomial;
+using ExpMonomial = RealNormalForm::ExpMonomial;
+using ExpSum = RealNormalForm::ExpSum;
+using Fraction = RealNormalForm::Fraction;
+
+constexpr size_t MaxExpTerms = 4096;
+
+bool lessById(const Expr *L, const Expr *R) { return L->id() < R->id(); }
+
+std::optional<std::vector<std::pair<Monomial, double>>>
+addExponents(const std::vector<std::pair<Monomial, double>> &A,
+             const std::vector<std::pair<Monomial, double>> &B) {
+  RealNormalForm::Sum S(A.begin(), A.end());
+  for (const auto &[M, K] : B) {
+    auto It = S.find(M);
+    if (It == S.end()) {
+      S.emplace(M, K);
+      continue;
+    }
+    auto Sum = exactSum(It->second, K);
+    if (!Sum)
+      return std::nullopt;
+    if (*Sum == 0)
+      S.erase(It);
+    else
+      It->second = *Sum;
+  }
+  return std::vector<std::pair<Monomial, double>>(S.begin(), S.end());
+}
+
+std::optional<ExpSum> addExp(ExpSum A, const ExpSum &B, double Scale) {
+  for (const auto &[M, K] : B) {
+    auto Scaled = exactProduct(K, Scale);
+    if (!Scaled)
+      return std::nullopt;
+    auto It = A.find(M);
+    if (It == A.end()) {
+      A.emplace(M, *Scaled);
+      continue;
+    }
+    auto S = exactSum(It->second, *Scaled);
+    if (!S)
+      return std::nullopt;
+    if (*S == 0)
+      A.erase(It);
+    else
+      It->second = *S;
+  }
+  if (A.size() > MaxExpTerms)
+    return std::nullopt;
+  return A;
+}
+
+std::optional<ExpSum> mulExp(const ExpSum &A, const ExpSum &B) {
+  if (A.size() * B.size() > MaxExpTerms)
+    return std::nullopt;
+  ExpSum R;
+  for (const auto &[MA, KA] : A)
+    for (const auto &[MB, KB] : B) {
+      ExpMonomial M;
+      M.Atoms = MA.Atoms;
+      M.Atoms.insert(M.Atoms.end(), MB.Atoms.begin(), MB.Atoms.end());
+      std::sort(M.Atoms.begin(), M.Atoms.end(), lessById);
+      auto E = addExponents(MA.Exponent, MB.Exponent);
+      auto K = exactProduct(KA, KB);
+      if (!E || !K)
+        return std::nullopt;
+      M.Exponent = std::move(*E);
+      auto Next = addExp(std::move(R), ExpSum{{M, *K}}, 1.0);
+      if (!Next)
+        return std::nullopt;
+      R = std::move(*Next);
+    }
+  return R;
+}
+
+ExpSum constantSum(double K) {
+  if (K == 0)
+    return {};
+  return {{ExpMonomial{}, K}};
+}
+
+/// Positive for every input: positive multiples of exponentials.
+bool positive(const ExpSum &S) {
+  if (S.empty())
+    return false;
+  for (const auto &[M, K] : S)
+    if (!M.Atoms.empty() || !(K > 0))
+      return false;
+  return true;
+}
+
+std::optional<Fraction> addFractions(const Fraction &A, const Fraction &B,
+                                     double Scale) {
+  if (A.Denominator == B.Denominator) {
+    auto N = addExp(A.Numerator, B.Numerator, Scale);
+    if (!N)
+      return std::nullopt;
+    return Fraction{std::move(*N), A.Denominator};
+  }
+  auto L = mulExp(A.Numerator, B.Denominator);
+  auto R = mulExp(B.Numerator, A.Denominator);
+  auto D = mulExp(A.Denominator, B.Denominator);
+  if (!L || !R || !D)
+    return std::nullopt;
+  auto N = addExp(std::move(*L), *R, Scale);
+  if (!N)
+    return std::nullopt;
+  return Fraction{std::move(*N), std::move(*D)};
+}
+
+std::optional<Fraction> mulFractions(const Fraction &A, const Fraction &B) {
+  auto N = mulExp(A.Numerator, B.Numerator);
+  auto D = mulExp(A.Denominator, B.Denominator);
+  if (!N || !D)
+    return std::nullopt;
+  return Fraction{std::move(*N), std::move(*D)};
+}
+
+} // namespace
+
+bool RealNormalForm::ExpMonomialOrder::operator()(const ExpMonomial &A,
+                                                  const ExpMonomial &B) const {
+  MonomialOrder Less;
+  if (Less(A.Atoms, B.Atoms))
+    return true;
+  if (Less(B.Atoms, A.Atoms))
+    return false;
+  return std::lexicographical_compare(
+      A.Exponent.begin(), A.Exponent.end(), B.Exponent.begin(),
+      B.Exponent.end(), [&](const auto &L, const auto &R) {
+        if (Less(L.first, R.first))
+          return true;
+        if (Less(R.first, L.first))
+          return false;
+        return L.second < R.second;
+      });
+}
+
+/// N as a quotient of exponential sums, or nothing where that is not
+/// exact. An atom is itself over 1.
+std::optional<Fraction> RealNormalForm::fractionOf(const Expr *N,
+                                                   unsigned Depth) {
+  if (auto It = Fractions.find(N); It != Fractions.end())
+    return It->second;
+  Fraction Atom{{{ExpMonomial{{N}, {}}, 1.0}}, constantSum(1.0)};
+  auto Done = [&](std::optional<Fraction> F) {
+    Fractions[N] = F;
+    return F;
+  };
+  if (!N->type().isFloat())
+    return std::nullopt;
+  if (Depth > 200)
+    return Done(Atom);
+  auto Of = [&](const Expr *O) { return fractionOf(O, Depth + 1); };
+  if (N->isConst()) {
+    double V = Value::ofBits(N->type(), N->constBits()).asDouble();
+    if (!std::isfinite(V))
+      return Done(std::nullopt);
+    return Done(Fraction{constantSum(V), constantSum(1.0)});
+  }
+  if (auto It = Sums.find(N); It != Sums.end() &&
+      !(It->second.size() == 1 && It->second.begin()->second == 1.0 &&
+        It->second.begin()->first == Monomial{N})) {
+    std::optional<Fraction> Total = Fraction{{}, constantSum(1.0)};
+    for (const auto &[M, K] : It->second) {
+      std::optional<Fraction> Term = Fraction{constantSum(K), constantSum(1.0)};
+      for (const Expr *A : M) {
+        auto F = Of(A);
+        if (!F)
+          return Done(std::nullopt);
+        Term = mulFractions(*Term, *F);
+        if (!Term)
+          return Done(std::nullopt);
+      }
+      Total = addFractions(*Total, *Term, 1.0);
+      if (!Total)
+        return Done(std::nullopt);
+    }
+    return Done(Total);
+  }
+  auto Binary = [&](auto Combine) -> std::optional<Fraction> {
+    auto A = Of(N->operand(0)), B = Of(N->operand(1));
+    if (!A || !B)
+      return std::nullopt;
+    return Combine(*A, *B);
+  };
+  switch (N->op()) {
+  case Op::FAdd:
+    return Done(Binary([](const Fraction &A, const Fraction &B) {
+      return addFractions(A, B, 1.0);
+    }));
+  case Op::FSub:
+    return Done(Binary([](const Fraction &A, const Fraction &B) {
+      return addFractions(A, B, -1.0);
+    }));
+  case Op::FMul:
+    return Done(Binary(mulFractions));
+  case Op::FNeg: {
+    auto A = Of(N->operand(0));
+    if (!A)
+      return Done(std::nullopt);
+    return Done(addFractions(Fraction{{}, constantSum(1.0)}, *A, -1.0));
+  }
+  case Op::FDiv: {
+    // By a positive quantity only (a sum of exponentials): a quotient
+    // whose divisor may be zero stays an atom.
+    auto A = Of(N->operand(0)), B = Of(N->operand(1));
+    if (!A || !B || !positive(B->Numerator))
+      return Done(Atom);
+    auto Num = mulExp(A->Numerator, B->Denominator);
+    auto Den = mulExp(A->Denominator, B->Numerator);
+    if (!Num || !Den)
+      return Done(Atom);
+    return Done(Fraction{std::move(*Num), std::move(*Den)});
+  }
+  case Op::FPCast: {
+    FloatFormat From = floatFormat(N->operand(0)->type()),
+                To = floatFormat(N->type());
+    if (To.MantissaBits < From.MantissaBits ||
+        To.ExponentBits < From.ExponentBits)
+      return Done(Atom);
+    return Done(Of(N->operand(0)));
+  }
+  case Op::FFlushSubnormal:
+    return Done(Of(N->operand(0)));
+  case Op::Call: {
+    if (N->name() != "exp" || N->numOperands() != 1)
+      return Done(Atom);
+    // exp of a polynomial: its exponent, kept as a polynomial.
+    auto A = Of(N->operand(0));
+    if (!A || A->Denominator != constantSum(1.0))
+      return Done(Atom);
+    ExpMonomial E;
+    for (const auto &[M, K] : A->Numerator) {
+      if (!M.Exponent.empty())
+        return Done(Atom);
+      E.Exponent.push_back({M.Atoms, K});
+    }
+    std::sort(E.Exponent.begin(), E.Exponent.end(),
+              [](const auto &L, const auto &R) {
+                return MonomialOrder()(L.first, R.first);
+              });
+    return Done(Fraction{{{E, 1.0}}, constantSum(1.0)});
+  }
+  default:
+    return Done(Atom);
+  }
+}
+
+bool RealNormalForm::equalAsPolynomials(const Expr *A, const Expr *B) {
+  const Expr *PA = polynomial(A), *PB = polynomial(B);
+  bool Equal = PA == PB || equalAsExpFractions(PA, PB);
+  PolynomialMemo.clear();
+  Sums.clear();
+  Fractions.clear();
+  MonomialsHeld = 0;
+  return Equal;
+}
+
+bool RealNormalForm::equalAsExpFractions(const Expr *A, const Expr *B) {
+  auto FA = fractionOf(A, 0), FB = fractionOf(B, 0);
+  if (!FA || !FB)
+    return false;
+  auto L = mulExp(FA->Numerator, FB->Denominator);
+  auto R = mulExp(FB->Numerator, FA->Denominator);
+  if (!L || !R || *L != *R)
+    return false;
+  ++ExpCombined;
+  return true;
 }
 
 } // namespace stagecheck::stages

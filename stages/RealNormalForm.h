@@ -19,6 +19,13 @@
 //    product summed left to right become one node. Anything else (a call, a
 //    select, a narrowing cast) is an atom whose operands are put in this
 //    form too.
+//  - Exponential fractions (`equalAsExpFractions`). On top of the
+//    polynomial form, exp(a + b) = exp(a) * exp(b) and quotients by sums of
+//    exponentials (which are positive): each side becomes N / D with N and D
+//    sums of monomials times exp of a polynomial, and the two are equal
+//    when N1 * D2 = N2 * D1 (VOLTA's exp-polynomial procedure). This is
+//    softmax's shift invariance: exp(x - m) / sum exp(x - m) is
+//    exp(x) / sum exp(x).
 //  - Infinite padding. Masked lanes of a reduction load -inf (max's
 //    identity); over the extended reals it drops out of max, -inf - x is
 //    -inf for finite x, exp(-inf) is 0 and 0 drops out of a sum.
@@ -42,6 +49,26 @@ namespace stagecheck::stages {
 
 class RealNormalForm {
 public:
+  /// A sum of monomials: each a sorted list of atoms (by node id, with
+  /// repetition) and its nonzero coefficient.
+  using Monomial = std::vector<const ir::Expr *>;
+  struct MonomialOrder {
+    bool operator()(const Monomial &A, const Monomial &B) const;
+  };
+  using Sum = std::map<Monomial, double, MonomialOrder>;
+  /// A monomial times exp of a polynomial, and sums of them.
+  struct ExpMonomial {
+    Monomial Atoms;
+    std::vector<std::pair<Monomial, double>> Exponent; // a Sum, in order
+    bool operator==(const ExpMonomial &O) const = default;
+  };
+  struct ExpMonomialOrder {
+    bool operator()(const ExpMonomial &A, const ExpMonomial &B) const;
+  };
+  using ExpSum = std::map<ExpMonomial, double, ExpMonomialOrder>;
+  struct Fraction {
+    ExpSum Numerator, Denominator; // the denominator positive
+  };
   explicit RealNormalForm(ir::Context &C) : C(C) {}
   /// E in normal form; nodes are shared across calls of one instance.
   const ir::Expr *normalize(const ir::Expr *E);
@@ -49,6 +76,16 @@ public:
   /// monomials, as far as the coefficients stay exact in E's type and the
   /// expansion stays small; an equality over the reals.
   const ir::Expr *polynomial(const ir::Expr *E);
+  /// Whether A and B (after `polynomial`) are equal over the reals as
+  /// quotients of sums of exponential monomials; false when that cannot
+  /// be shown (not when they differ).
+  bool equalAsExpFractions(const ir::Expr *A, const ir::Expr *B);
+  /// Whether A and B (in normal form) meet as polynomials or as
+  /// exponential fractions. The expansions are dropped afterwards: they
+  /// serve one comparison, and the prefixes of a long sum hold many.
+  bool equalAsPolynomials(const ir::Expr *A, const ir::Expr *B);
+  /// How often exp(a + b) = exp(a) * exp(b) was used (for the report).
+  unsigned exponentialsCombined() const { return ExpCombined; }
   /// Extremum trees rewritten so far (for the report).
   unsigned extremaFlattened() const { return Flattened; }
   /// Operations with an infinite constant folded away.
@@ -68,16 +105,11 @@ private:
   const ir::Expr *absorbInfinity(const ir::Expr *N,
                                  const std::vector<const ir::Expr *> &Ops);
 
-  /// A sum of monomials: each a sorted list of atoms (by node id, with
-  /// repetition) and its nonzero coefficient.
-  using Monomial = std::vector<const ir::Expr *>;
-  struct MonomialOrder {
-    bool operator()(const Monomial &A, const Monomial &B) const;
-  };
-  using Sum = std::map<Monomial, double, MonomialOrder>;
   std::optional<Sum> sumOf(const ir::Expr *N,
                            const std::vector<const ir::Expr *> &Ops);
   const ir::Expr *build(const Sum &S, ir::Type T);
+
+  std::optional<Fraction> fractionOf(const ir::Expr *N, unsigned Depth);
 
   ir::Context &C;
   std::unordered_map<const ir::Expr *, const ir::Expr *> Memo;
@@ -85,7 +117,9 @@ private:
   std::unordered_map<const ir::Expr *, Sum> Sums; // canonical node -> its sum
   std::unordered_map<const ir::Expr *, Extremum> Extrema; // canonical node
   std::unordered_map<const ir::Expr *, bool> Finite;
-  unsigned Flattened = 0, Absorbed = 0;
+  std::unordered_map<const ir::Expr *, std::optional<Fraction>> Fractions;
+  size_t MonomialsHeld = 0; // in Sums, against a budget
+  unsigned Flattened = 0, Absorbed = 0, ExpCombined = 0;
 };
 
 } // namespace stagecheck::stages

@@ -5,6 +5,7 @@
 //   # expect: proved | proved within tolerance | counterexample
 //   # explanation: TEXT     the counterexample's explanation starts with TEXT
 //   # input: NAME           the counterexample sets NAME away from its value
+//   # note: TEXT            a line of the counterexample starts with TEXT
 //   # beyond: NODE LIMIT     the counterexample shows the reference's NODE
 //                           with a value of magnitude above LIMIT
 //   # timeout-ms: N         the solver's limit per query for this bundle
@@ -94,6 +95,13 @@ TEST_P(FxToTtirBundle, VerdictAsExpected) {
     ASSERT_TRUE(R.Cex.has_value());
     EXPECT_EQ(R.Cex->Explanation.rfind(Explanation, 0), 0u)
         << R.Cex->Explanation;
+  }
+  if (std::string Note = header(Text, "note"); !Note.empty()) {
+    ASSERT_TRUE(R.Cex.has_value());
+    bool Found = false;
+    for (const std::string &N : R.Cex->Notes)
+      Found |= N.rfind(Note, 0) == 0;
+    EXPECT_TRUE(Found) << "no note starts with: " << Note;
   }
   std::istringstream Beyond(header(Text, "beyond"));
   std::string Node;

@@ -79,4 +79,38 @@ TEST_F(Polynomial, AtomsHaveTheirOperandsInNormalForm) {
   EXPECT_TRUE(same(C.select(Cond, add(A, B), A), C.select(Cond, add(B, A), A)));
 }
 
+TEST_F(Polynomial, SoftmaxIsShiftInvariant) {
+  // exp(x0 - m) / (exp(x0 - m) + exp(x1 - m)) against
+  // exp(x0) / (exp(x0) + exp(x1)), m any value (the row max).
+  const Expr *X0 = x("x0", F32), *X1 = x("x1", F32), *M = x("m", F32);
+  auto Exp = [&](const Expr *A) {
+    const Expr *Ops[] = {A};
+    return C.call("exp", F32, Ops);
+  };
+  auto Sub = [&](const Expr *A, const Expr *B) {
+    return C.floatBinary(Op::FSub, A, B);
+  };
+  auto Div = [&](const Expr *A, const Expr *B) {
+    return C.floatBinary(Op::FDiv, A, B);
+  };
+  const Expr *Shifted =
+      Div(Exp(Sub(X0, M)), add(Exp(Sub(X0, M)), Exp(Sub(X1, M))));
+  const Expr *Plain = Div(Exp(X0), add(Exp(X0), Exp(X1)));
+  auto Equal = [&](const Expr *A, const Expr *B) {
+    return Normal.equalAsExpFractions(Normal.polynomial(A),
+                                      Normal.polynomial(B));
+  };
+  EXPECT_TRUE(Equal(Shifted, Plain));
+  EXPECT_TRUE(Equal(mul(Exp(X0), Exp(X1)), Exp(add(X1, X0))));
+  EXPECT_TRUE(Equal(Div(Exp(X0), Exp(X1)), Exp(Sub(X0, X1))));
+  // Not identities: exp(a) + exp(b) is not exp(a + b); a missing term in the
+  // denominator; the shift applied to one side only.
+  EXPECT_FALSE(Equal(add(Exp(X0), Exp(X1)), Exp(add(X0, X1))));
+  EXPECT_FALSE(Equal(Plain, Div(Exp(X0), Exp(X1))));
+  EXPECT_FALSE(
+      Equal(Div(Exp(Sub(X0, M)), add(Exp(X0), Exp(X1))), Plain));
+  // A divisor that may be zero is not cancelled: (a * b) / b is not a.
+  EXPECT_FALSE(Equal(Div(mul(X0, X1), X1), X0));
+}
+
 } // namespace
