@@ -726,7 +726,40 @@ std::optional<Fraction> RealNormalForm::fractionOf(const Expr *N,
   }
 }
 
+namespace {
+
+/// Whether E multiplies two non-constant floats, divides by one or calls
+/// exp: what a linear solver cannot see through. Linear sums (a long row
+/// sum) go to the solver directly; expanding their every prefix costs more.
+bool beyondLinear(const Expr *E) {
+  const Expr *Roots[] = {E};
+  for (const Expr *N : postOrder(Roots)) {
+    switch (N->op()) {
+    case Op::FMul:
+    case Op::Fma:
+      if (!N->operand(0)->isConst() && !N->operand(1)->isConst())
+        return true;
+      break;
+    case Op::FDiv:
+      if (!N->operand(1)->isConst())
+        return true;
+      break;
+    case Op::Call:
+      if (N->name() == "exp")
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
 bool RealNormalForm::equalAsPolynomials(const Expr *A, const Expr *B) {
+  if (!beyondLinear(A) && !beyondLinear(B))
+    return false;
   const Expr *PA = polynomial(A), *PB = polynomial(B);
   bool Equal = PA == PB || equalAsExpFractions(PA, PB);
   PolynomialMemo.clear();

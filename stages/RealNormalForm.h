@@ -81,8 +81,10 @@ public:
   /// be shown (not when they differ).
   bool equalAsExpFractions(const ir::Expr *A, const ir::Expr *B);
   /// Whether A and B (in normal form) meet as polynomials or as
-  /// exponential fractions. The expansions are dropped afterwards: they
-  /// serve one comparison, and the prefixes of a long sum hold many.
+  /// exponential fractions; only tried where one of them is beyond linear
+  /// arithmetic (a solver decides linear ones at least as fast). The
+  /// expansions are dropped afterwards: they serve one comparison, and the
+  /// prefixes of a long sum hold many.
   bool equalAsPolynomials(const ir::Expr *A, const ir::Expr *B);
   /// How often exp(a + b) = exp(a) * exp(b) was used (for the report).
   unsigned exponentialsCombined() const { return ExpCombined; }
