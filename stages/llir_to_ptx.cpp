@@ -5,6 +5,7 @@
 #include "ir/Errors.h"
 #include "ptx_lifter/PtxLifter.h"
 #include "smt/Solver.h"
+#include "stages/CaseSplit.h"
 #include "stages/IntegerDivision.h"
 #include "stages/Sweep.h"
 
@@ -113,7 +114,7 @@ const Expr *rebuild(Context &C, const Expr *E,
 ///    rule, stages/IntegerDivision.h).
 class GuidedRewrite {
 public:
-  GuidedRewrite(Context &C, const std::unordered_set<const Expr *> &Allowed,
+  GuidedRewrite(Context &C, std::unordered_set<const Expr *> &Allowed,
                 const std::unordered_set<const Expr *> &InTarget)
       : C(C), Allowed(Allowed), InTarget(InTarget) {}
 
@@ -130,6 +131,11 @@ public:
       }
       const Expr *Rebuilt = Same ? N : rebuild(C, N, Ops);
       const Expr *Better = Allowed.count(N) ? fuse(N) : nullptr;
+      // A rewrite asked again later (once more PTX nodes are known to be
+      // the LLVM IR's) may fuse what is left: the rebuilt add is as
+      // contractible as the instruction it stands for.
+      if (!Better && Allowed.count(N))
+        Allowed.insert(Rebuilt);
       if (!Better)
         Better = divide(Rebuilt);
       Memo[N] = Better ? Better : Rebuilt;
@@ -217,7 +223,7 @@ private:
   }
 
   Context &C;
-  const std::unordered_set<const Expr *> &Allowed;
+  std::unordered_set<const Expr *> &Allowed;
   const std::unordered_set<const Expr *> &InTarget;
   std::unordered_map<const Expr *, const Expr *> Memo;
   unsigned Fused = 0, Divisions = 0;
@@ -285,6 +291,7 @@ public:
       R.Kind = Verdict::Unknown;
       R.Reason = E.what();
     }
+    noteRelaxations();
     R.Seconds = since(Start);
     return R;
   }
@@ -372,13 +379,18 @@ private:
     std::unordered_set<const Expr *> InTarget(Nodes.begin(), Nodes.end());
     GuidedRewrite Rewrite(C, Source.Contractible, InTarget);
     rewriteAll(Source.Thread, [&](const Expr *E) { return Rewrite(E); });
-    if (Rewrite.fused())
-      R.Relaxations.push_back("fma contraction (" +
-                              std::to_string(Rewrite.fused()) + ")");
-    if (Rewrite.divisions())
+    Fused += Rewrite.fused();
+    Divisions += Rewrite.divisions();
+  }
+
+  void noteRelaxations() {
+    if (Fused)
+      R.Relaxations.push_back("fma contraction (" + std::to_string(Fused) +
+                              ")");
+    if (Divisions)
       R.Relaxations.push_back("rule: integer division by a constant as a "
                               "multiply-high (" +
-                              std::to_string(Rewrite.divisions()) + ")");
+                              std::to_string(Divisions) + ")");
   }
 
   /// Replaces the PTX's integer nodes (addresses, guards, lane arithmetic)
@@ -446,19 +458,24 @@ private:
     // whole sequence proved (no event differs). The first that is not
     // proved decides.
     const Expr *Defined = C.notOf(Source.Thread.Effects.undefinedCondition(C));
-    unsigned Asked = 0;
+    unsigned Asked = 0, Merges = 0;
     double SolverSeconds = 0;
+    CaseSplitStats Split;
     for (size_t I = 0; I < Common; ++I) {
       const Expr *Violation = exchangeDiffers(S[I], T[I]);
       if (Violation->isFalse())
         continue;
+      // Proved below or decided: the PTX's operands are the LLVM IR's.
       ++Asked;
       smt::Query Q{"communication", C.andOf(Defined, Violation), Assumptions,
                    smt::Mode::IEEE};
-      smt::QueryResult QR = smt::solve(Q, Options.Check.Solver);
+      smt::QueryResult QR =
+          solveByCases(C, Q, Options.Check.Solver, {}, &Split);
       SolverSeconds += QR.Seconds;
-      if (QR.Kind == smt::Outcome::Proved)
+      if (QR.Kind == smt::Outcome::Proved) {
+        Merges += mergeExchange(I);
         continue;
+      }
       R.Queries.push_back({"communication", QR.Kind,
                            "exchange " + std::to_string(I + 1) + " of " +
                                std::to_string(Common) + ": " + QR.Reason,
@@ -475,9 +492,86 @@ private:
                          std::to_string(Common) + " exchanges" +
                              (Asked ? ", " + std::to_string(Asked) +
                                           " asked of the solver"
-                                    : ""),
+                                    : "") +
+                             splitNote(Split) +
+                             (Merges ? "; " + std::to_string(Merges) +
+                                           " PTX operands replaced by the "
+                                           "LLVM IR's"
+                                     : ""),
                          since(Start), ""});
     return true;
+  }
+
+  /// Exchange I was proved alike: wherever the LLVM IR is defined and the
+  /// assumptions hold, the guards are equal and, where the guard holds,
+  /// so are the operands. Every later query conjoins both conditions, so
+  /// the PTX's nodes may be replaced by the LLVM IR's: the guard always,
+  /// the operands when the guard is true. What the PTX computes from them
+  /// then meets the LLVM IR structurally (the mean a reduction hands on,
+  /// the fma contraction of what follows), as the sweep's merges do.
+  /// Returns how many nodes were replaced.
+  unsigned mergeExchange(size_t I) {
+    const Exchange &S = Source.Thread.Exchanges[I];
+    const Exchange &T = Target.Thread.Exchanges[I];
+    std::unordered_map<const Expr *, const Expr *> Map;
+    if (T.Guard != S.Guard)
+      Map[T.Guard] = S.Guard;
+    if (S.Guard->isTrue())
+      for (size_t J = 0; J < S.Operands.size(); ++J) {
+        // Equal bits of a bitcast are equal bits of what it casts: the
+        // float a shuffle's word carries is replaced too.
+        const Expr *A = T.Operands[J], *B = S.Operands[J];
+        while (A != B && A->type() == B->type() && !A->isConst()) {
+          Map.emplace(A, B);
+          if (A->op() != Op::Bitcast || B->op() != Op::Bitcast ||
+              A->operand(0)->type() != B->operand(0)->type())
+            break;
+          A = A->operand(0);
+          B = B->operand(0);
+        }
+      }
+    if (Map.empty())
+      return 0;
+    std::unordered_map<const Expr *, const Expr *> Memo;
+    auto Rewrite = [&](const Expr *E) {
+      const Expr *Roots[] = {E};
+      for (const Expr *N : postOrder(Roots)) {
+        if (Memo.count(N))
+          continue;
+        if (auto It = Map.find(N); It != Map.end()) {
+          Memo[N] = It->second;
+          continue;
+        }
+        std::vector<const Expr *> Ops;
+        bool Same = true;
+        for (const Expr *O : N->operands()) {
+          Ops.push_back(Memo.at(O));
+          Same &= Ops.back() == O;
+        }
+        Memo[N] = Same ? N : rebuild(C, N, Ops);
+      }
+      return Memo.at(E);
+    };
+    std::vector<const Expr *> Kept = Target.Thread.Assumptions;
+    rewriteAll(Target.Thread, Rewrite);
+    Target.Thread.Assumptions = Kept;
+    std::unordered_map<const Expr *, ptx::PtxSite> Moved;
+    for (const auto &[N, Site] : Target.Provenance)
+      Moved.emplace(Rewrite(N), Site);
+    Target.Provenance = std::move(Moved);
+    // What the PTX fused over the replaced nodes can now be found.
+    relax();
+    return unsigned(Map.size());
+  }
+
+  static std::string splitNote(const CaseSplitStats &S) {
+    unsigned Cases = S.Folded + S.Infeasible + S.Solved;
+    if (Cases <= 1)
+      return "";
+    return " (by cases on uniform branch conditions: " +
+           std::to_string(S.Folded) + " folded, " +
+           std::to_string(S.Infeasible) + " infeasible, " +
+           std::to_string(S.Solved) + " solved)";
   }
 
   const Expr *exchangeDiffers(const Exchange &A, const Exchange &B) {
@@ -698,6 +792,7 @@ private:
   LlvmLift Source;
   PtxLift Target;
   std::vector<const Expr *> Assumptions;
+  unsigned Fused = 0, Divisions = 0;
   PairResult R;
 };
 

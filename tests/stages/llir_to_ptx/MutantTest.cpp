@@ -35,6 +35,11 @@ const Case Cases[] = {
     {"inductor_amax", PtxMutation::ShuffleOffset, "shfl.sync.bfly"},
     {"inductor_f16_add", PtxMutation::CvtRounding, "cvt.rn.f16.f32"},
     {"inductor_softmax", PtxMutation::SwapV4Lanes, "st.global.v4"},
+    // Row reductions inside loops of symbolic trip count: the stores after
+    // them, and the first shuffle.
+    {"tutorial_layer_norm", PtxMutation::ShuffleOffset, "shfl.sync.bfly"},
+    {"tutorial_layer_norm", PtxMutation::SwapV4Lanes, "st.global.v4"},
+    {"tutorial_layer_norm", PtxMutation::DropGuard, "st.global.v4"},
 };
 
 // Readable test names in ctest's listing.

@@ -1,0 +1,216 @@
+//===- CaseSplit.cpp - A query split on the kernel's uniform branches -----===//
+#include "stages/CaseSplit.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+#include <unordered_set>
+
+using namespace stagecheck::ir;
+
+namespace stagecheck::stages {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool uniformLeaf(const Expr *N) {
+  if (N->op() == Op::Read || N->op() == Op::Call)
+    return false;
+  if (N->op() != Op::Symbol)
+    return true;
+  switch (N->role()) {
+  case SymbolRole::Param:
+  case SymbolRole::ProgramId:
+  case SymbolRole::NumPrograms:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isBooleanConnective(const Expr *N) {
+  if (!N->type().isBool())
+    return false;
+  switch (N->op()) {
+  case Op::And:
+  case Op::Or:
+  case Op::Xor:
+  case Op::Not:
+    return true;
+  default:
+    return false;
+  }
+}
+
+const Expr *rebuild(Context &C, const Expr *E,
+                    const std::vector<const Expr *> &Ops) {
+  switch (E->op()) {
+  case Op::Const:
+  case Op::Symbol:
+    return E;
+  case Op::Read:
+    return C.read(E->name(), E->type(), Ops[0]);
+  case Op::Call:
+    return C.call(E->name(), E->type(), Ops);
+  default:
+    return C.make(E->op(), Ops, E->rawAttribute(), E->type());
+  }
+}
+
+class Splitter {
+public:
+  Splitter(Context &C, const smt::Query &Q, const smt::SolverOptions &S,
+           const CaseSplitOptions &O, CaseSplitStats &Stats)
+      : C(C), Q(Q), S(S), O(O), Stats(Stats) {}
+
+  smt::QueryResult run() {
+    auto Start = Clock::now();
+    // The cases share the whole query's limit.
+    auto End = Start + std::chrono::milliseconds(S.TimeoutMs);
+    if (!S.Deadline || End < *S.Deadline)
+      S.Deadline = End;
+    smt::QueryResult R = split(Q.Violation, 0);
+    R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+    return R;
+  }
+
+private:
+  smt::QueryResult split(const Expr *Violation, unsigned Depth) {
+    if (Violation->isFalse()) {
+      ++Stats.Folded;
+      return proved();
+    }
+    std::vector<const Expr *> Atoms;
+    if (Depth < O.MaxDepth && Stats.Solved < O.MaxCases)
+      Atoms = uniformBranchConditions(Violation);
+    if (Atoms.empty())
+      return leaf(Violation);
+    const Expr *Atom = Atoms.front();
+    for (bool Value : {true, false}) {
+      Literals.push_back(Value ? Atom : C.notOf(Atom));
+      smt::QueryResult R;
+      if (!feasible()) {
+        ++Stats.Infeasible;
+        R = proved();
+      } else {
+        R = split(substitute(C, Violation, Atom, Value), Depth + 1);
+      }
+      Literals.pop_back();
+      if (R.Kind != smt::Outcome::Proved)
+        return R;
+    }
+    return proved();
+  }
+
+  /// Whether the literals of this path can hold together (asked alone: a
+  /// weaker question than with the assumptions, so dropping on it is sound).
+  bool feasible() {
+    const Expr *All = C.trueExpr();
+    for (const Expr *L : Literals)
+      All = C.andOf(All, L);
+    if (All->isFalse())
+      return false;
+    smt::SolverOptions Quick = S;
+    Quick.DumpDir.clear();
+    smt::QueryResult R =
+        smt::solve({Q.Name + " (case)", All, {}, Q.Arithmetic}, Quick);
+    return R.Kind != smt::Outcome::Proved;
+  }
+
+  smt::QueryResult leaf(const Expr *Violation) {
+    ++Stats.Solved;
+    smt::Query Case = Q;
+    Case.Violation = Violation;
+    Case.Assumptions.insert(Case.Assumptions.end(), Literals.begin(),
+                            Literals.end());
+    return smt::solve(Case, S);
+  }
+
+  static smt::QueryResult proved() {
+    smt::QueryResult R;
+    R.Kind = smt::Outcome::Proved;
+    return R;
+  }
+
+  Context &C;
+  const smt::Query &Q;
+  smt::SolverOptions S;
+  const CaseSplitOptions &O;
+  CaseSplitStats &Stats;
+  std::vector<const Expr *> Literals;
+};
+
+} // namespace
+
+std::vector<const Expr *> uniformBranchConditions(const Expr *Violation) {
+  const Expr *Roots[] = {Violation};
+  std::vector<const Expr *> Nodes = postOrder(Roots);
+  // Uniform: built from parameters and constants only.
+  std::unordered_set<const Expr *> Uniform;
+  for (const Expr *N : Nodes) {
+    bool U = N->numOperands() ? true : uniformLeaf(N);
+    if (N->op() == Op::Read || N->op() == Op::Call)
+      U = false;
+    for (const Expr *O : N->operands())
+      U &= Uniform.count(O) > 0;
+    if (U)
+      Uniform.insert(N);
+  }
+  // The comparisons in the boolean structure of each select's condition.
+  std::unordered_map<const Expr *, unsigned> Uses;
+  std::vector<const Expr *> Order;
+  for (const Expr *N : Nodes) {
+    if (N->op() != Op::Select)
+      continue;
+    std::vector<const Expr *> Work = {N->operand(0)};
+    std::unordered_set<const Expr *> Seen;
+    while (!Work.empty()) {
+      const Expr *B = Work.back();
+      Work.pop_back();
+      if (!Seen.insert(B).second)
+        continue;
+      if (isBooleanConnective(B)) {
+        Work.insert(Work.end(), B->operands().begin(), B->operands().end());
+      } else if (B->op() == Op::ICmp && Uniform.count(B) && !B->isConst()) {
+        if (Uses[B]++ == 0)
+          Order.push_back(B);
+      }
+    }
+  }
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](const Expr *A, const Expr *B) {
+                     return Uses[A] > Uses[B];
+                   });
+  return Order;
+}
+
+const Expr *substitute(Context &C, const Expr *E, const Expr *Atom,
+                       bool Value) {
+  const Expr *Roots[] = {E};
+  std::unordered_map<const Expr *, const Expr *> Memo;
+  for (const Expr *N : postOrder(Roots)) {
+    if (N == Atom) {
+      Memo[N] = C.boolean(Value);
+      continue;
+    }
+    std::vector<const Expr *> Ops;
+    bool Same = true;
+    for (const Expr *O : N->operands()) {
+      Ops.push_back(Memo.at(O));
+      Same &= Ops.back() == O;
+    }
+    Memo[N] = Same ? N : rebuild(C, N, Ops);
+  }
+  return Memo.at(E);
+}
+
+smt::QueryResult solveByCases(Context &C, const smt::Query &Q,
+                              const smt::SolverOptions &S,
+                              const CaseSplitOptions &O,
+                              CaseSplitStats *Stats) {
+  CaseSplitStats Local;
+  return Splitter(C, Q, S, O, Stats ? *Stats : Local).run();
+}
+
+} // namespace stagecheck::stages
