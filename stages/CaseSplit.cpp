@@ -145,6 +145,11 @@ private:
 
 std::vector<const Expr *> uniformBranchConditions(const Expr *Violation) {
   const Expr *Roots[] = {Violation};
+  return uniformBranchConditions(Roots);
+}
+
+std::vector<const Expr *>
+uniformBranchConditions(std::span<const Expr *const> Roots) {
   std::vector<const Expr *> Nodes = postOrder(Roots);
   // Uniform: built from parameters and constants only.
   std::unordered_set<const Expr *> Uniform;
@@ -203,6 +208,36 @@ const Expr *substitute(Context &C, const Expr *E, const Expr *Atom,
     Memo[N] = Same ? N : rebuild(C, N, Ops);
   }
   return Memo.at(E);
+}
+
+std::vector<std::pair<const Expr *, bool>>
+fixedConditions(Context &C, const std::vector<const Expr *> &Conditions,
+                const std::vector<const Expr *> &Assumptions,
+                const smt::SolverOptions &S, unsigned TimeoutMs,
+                unsigned TotalMs) {
+  auto Deadline = Clock::now() + std::chrono::milliseconds(TotalMs);
+  smt::SolverOptions Quick = S;
+  Quick.TimeoutMs = std::min(Quick.TimeoutMs, TimeoutMs);
+  Quick.DumpDir.clear();
+  std::vector<std::pair<const Expr *, bool>> Fixed;
+  for (const Expr *Cond : Conditions) {
+    if (Clock::now() > Deadline)
+      break;
+    for (bool Value : {true, false}) {
+      const Expr *Other = Value ? C.notOf(Cond) : Cond;
+      smt::QueryResult R = smt::solve(
+          {"constant condition", Other, Assumptions, smt::Mode::IEEE}, Quick);
+      if (R.Kind == smt::Outcome::Proved) {
+        Fixed.push_back({Cond, Value});
+        break;
+      }
+      // A model where Cond is !Value: it is not fixed to Value. Whether it
+      // can be Value is asked next.
+      if (R.Kind != smt::Outcome::Counterexample)
+        break;
+    }
+  }
+  return Fixed;
 }
 
 smt::QueryResult solveByCases(Context &C, const smt::Query &Q,

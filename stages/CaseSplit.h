@@ -29,6 +29,8 @@
 #include "ir/Expr.h"
 #include "smt/Solver.h"
 
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace stagecheck::stages {
@@ -51,11 +53,26 @@ struct CaseSplitStats {
 /// nothing but kernel parameters, program ids and grid sizes, most used
 /// first (then by creation order).
 std::vector<const ir::Expr *> uniformBranchConditions(const ir::Expr *Violation);
+/// The same over several expressions.
+std::vector<const ir::Expr *>
+uniformBranchConditions(std::span<const ir::Expr *const> Roots);
 
 /// E with every occurrence of the node Atom replaced by the constant Value,
 /// folded.
 const ir::Expr *substitute(ir::Context &C, const ir::Expr *E,
                            const ir::Expr *Atom, bool Value);
+
+/// Of Conditions (uniform comparisons), those the assumptions fix, each
+/// with its constant: proved by the solver (at most TimeoutMs each, all of
+/// them within TotalMs), never guessed. An `shl nsw` of a size that cannot
+/// overflow, frozen by the LLVM IR as `no overflow ? x << 1 : any`, is such
+/// a condition. Replacing each by its constant is an equality under the
+/// assumptions.
+std::vector<std::pair<const ir::Expr *, bool>>
+fixedConditions(ir::Context &C, const std::vector<const ir::Expr *> &Conditions,
+                const std::vector<const ir::Expr *> &Assumptions,
+                const smt::SolverOptions &S, unsigned TimeoutMs = 1000,
+                unsigned TotalMs = 5000);
 
 /// Solves Q by cases on its uniform branch conditions (as described above).
 smt::QueryResult solveByCases(ir::Context &C, const smt::Query &Q,

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -103,6 +104,29 @@ const Expr *rebuild(Context &C, const Expr *E,
   default:
     return C.make(E->op(), Ops, E->rawAttribute(), E->type());
   }
+}
+
+/// A memoized rewrite that replaces the keys of Map by their values and
+/// rebuilds (folding) what lies above them.
+std::function<const Expr *(const Expr *)>
+replacing(Context &C, std::unordered_map<const Expr *, const Expr *> Map) {
+  auto Memo = std::make_shared<std::unordered_map<const Expr *, const Expr *>>(
+      std::move(Map));
+  return [&C, Memo](const Expr *E) {
+    const Expr *Roots[] = {E};
+    for (const Expr *N : postOrder(Roots)) {
+      if (Memo->count(N))
+        continue;
+      std::vector<const Expr *> Ops;
+      bool Same = true;
+      for (const Expr *O : N->operands()) {
+        Ops.push_back(Memo->at(O));
+        Same &= Ops.back() == O;
+      }
+      (*Memo)[N] = Same ? N : rebuild(C, N, Ops);
+    }
+    return Memo->at(E);
+  };
 }
 
 /// Rewrites of the LLVM IR that the backend may have made, each taken only
@@ -279,6 +303,7 @@ public:
         // Integer nodes first: the floats the PTX fused are found only
         // once their loads sit at the same addresses on both sides.
         receivedFloatsAreCanonical();
+        foldConstantConditions();
         mergeAlike();
         relax();
         if (sameCommunication())
@@ -391,6 +416,53 @@ private:
       R.Relaxations.push_back("rule: integer division by a constant as a "
                               "multiply-high (" +
                               std::to_string(Divisions) + ")");
+  }
+
+  /// A branch condition on the parameters alone that the assumptions fix
+  /// (an `shl nsw` of a size that cannot overflow, which the LLVM IR then
+  /// freezes: `no overflow ? x << 1 : any`) is replaced by its constant on
+  /// both sides, once the solver proves it: an equality under the
+  /// assumptions, which every query conjoins. The PTX, which computes
+  /// `x << 1` without the choice, then meets the LLVM IR structurally.
+  void foldConstantConditions() {
+    auto Start = Clock::now();
+    std::vector<const Expr *> Roots = rootsOf(Source.Thread);
+    std::vector<const Expr *> More = rootsOf(Target.Thread);
+    Roots.insert(Roots.end(), More.begin(), More.end());
+    std::vector<const Expr *> Conditions = uniformBranchConditions(Roots);
+    if (Conditions.size() > 64)
+      Conditions.resize(64);
+    auto Fixed = fixedConditions(C, Conditions, Assumptions,
+                                 Options.Check.Solver);
+    if (Fixed.empty())
+      return;
+    std::unordered_map<const Expr *, const Expr *> Map;
+    for (auto [Cond, Value] : Fixed)
+      Map[Cond] = C.boolean(Value);
+    auto Rewrite = replacing(C, std::move(Map));
+    for (ThreadEffects *T : {&Source.Thread, &Target.Thread}) {
+      std::vector<const Expr *> Kept = T->Assumptions;
+      rewriteAll(*T, Rewrite);
+      T->Assumptions = Kept;
+    }
+    std::vector<const Expr *> Contractible(Source.Contractible.begin(),
+                                           Source.Contractible.end());
+    for (const Expr *N : Contractible)
+      Source.Contractible.insert(Rewrite(N));
+    moveProvenance(Rewrite);
+    R.Queries.push_back({"constant conditions", smt::Outcome::Proved,
+                         std::to_string(Fixed.size()) + " of " +
+                             std::to_string(Conditions.size()) +
+                             " uniform branch conditions fixed by the "
+                             "assumptions",
+                         since(Start), ""});
+  }
+
+  void moveProvenance(const std::function<const Expr *(const Expr *)> &F) {
+    std::unordered_map<const Expr *, ptx::PtxSite> Moved;
+    for (const auto &[N, Site] : Target.Provenance)
+      Moved.emplace(F(N), Site);
+    Target.Provenance = std::move(Moved);
   }
 
   /// Replaces the PTX's integer nodes (addresses, guards, lane arithmetic)
@@ -511,57 +583,19 @@ private:
   /// the fma contraction of what follows), as the sweep's merges do.
   /// Returns how many nodes were replaced.
   unsigned mergeExchange(size_t I) {
-    const Exchange &S = Source.Thread.Exchanges[I];
-    const Exchange &T = Target.Thread.Exchanges[I];
-    std::unordered_map<const Expr *, const Expr *> Map;
-    if (T.Guard != S.Guard)
-      Map[T.Guard] = S.Guard;
-    if (S.Guard->isTrue())
-      for (size_t J = 0; J < S.Operands.size(); ++J) {
-        // Equal bits of a bitcast are equal bits of what it casts: the
-        // float a shuffle's word carries is replaced too.
-        const Expr *A = T.Operands[J], *B = S.Operands[J];
-        while (A != B && A->type() == B->type() && !A->isConst()) {
-          Map.emplace(A, B);
-          if (A->op() != Op::Bitcast || B->op() != Op::Bitcast ||
-              A->operand(0)->type() != B->operand(0)->type())
-            break;
-          A = A->operand(0);
-          B = B->operand(0);
-        }
-      }
+    auto Map = exchangeReplacements(Source.Thread.Exchanges[I],
+                                    Target.Thread.Exchanges[I]);
     if (Map.empty())
       return 0;
-    std::unordered_map<const Expr *, const Expr *> Memo;
-    auto Rewrite = [&](const Expr *E) {
-      const Expr *Roots[] = {E};
-      for (const Expr *N : postOrder(Roots)) {
-        if (Memo.count(N))
-          continue;
-        if (auto It = Map.find(N); It != Map.end()) {
-          Memo[N] = It->second;
-          continue;
-        }
-        std::vector<const Expr *> Ops;
-        bool Same = true;
-        for (const Expr *O : N->operands()) {
-          Ops.push_back(Memo.at(O));
-          Same &= Ops.back() == O;
-        }
-        Memo[N] = Same ? N : rebuild(C, N, Ops);
-      }
-      return Memo.at(E);
-    };
+    unsigned Count = unsigned(Map.size());
+    auto Rewrite = replacing(C, std::move(Map));
     std::vector<const Expr *> Kept = Target.Thread.Assumptions;
     rewriteAll(Target.Thread, Rewrite);
     Target.Thread.Assumptions = Kept;
-    std::unordered_map<const Expr *, ptx::PtxSite> Moved;
-    for (const auto &[N, Site] : Target.Provenance)
-      Moved.emplace(Rewrite(N), Site);
-    Target.Provenance = std::move(Moved);
+    moveProvenance(Rewrite);
     // What the PTX fused over the replaced nodes can now be found.
     relax();
-    return unsigned(Map.size());
+    return Count;
   }
 
   static std::string splitNote(const CaseSplitStats &S) {
@@ -797,6 +831,29 @@ private:
 };
 
 } // namespace
+
+std::unordered_map<const Expr *, const Expr *>
+exchangeReplacements(const Exchange &S, const Exchange &T) {
+  std::unordered_map<const Expr *, const Expr *> Map;
+  if (T.Guard != S.Guard)
+    Map[T.Guard] = S.Guard;
+  if (!S.Guard->isTrue() || S.Operands.size() != T.Operands.size())
+    return Map;
+  for (size_t J = 0; J < S.Operands.size(); ++J) {
+    // Equal bits of a bitcast are equal bits of what it casts: the float
+    // a shuffle's word carries is replaced too.
+    const Expr *A = T.Operands[J], *B = S.Operands[J];
+    while (A != B && A->type() == B->type() && !A->isConst()) {
+      Map.emplace(A, B);
+      if (A->op() != Op::Bitcast || B->op() != Op::Bitcast ||
+          A->operand(0)->type() != B->operand(0)->type())
+        break;
+      A = A->operand(0);
+      B = B->operand(0);
+    }
+  }
+  return Map;
+}
 
 PairResult checkLlirToPtx(Context &C, const StageText &Llir,
                           const StageText &Ptx, const KernelInterface &KI,

@@ -31,10 +31,12 @@
 #define STAGECHECK_STAGES_LLIR_TO_PTX_H
 
 #include "ir/Kernel.h"
+#include "ptx_lifter/ThreadModel.h"
 #include "stages/Refinement.h"
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace stagecheck::stages {
 
@@ -76,6 +78,16 @@ PairResult checkLlirToPtx(ir::Context &C, const StageText &Llir,
                           const StageText &Ptx,
                           const ir::KernelInterface &Interface,
                           const LlirToPtxOptions &O);
+
+/// Exchange N of both sides proved alike (under the assumptions, wherever
+/// the LLVM IR is defined): the PTX nodes that may then be replaced by the
+/// LLVM IR's in every later query, which conjoins both conditions. The
+/// guard always; the operands only of an exchange whose guard is true (a
+/// conditional exchange's operands are equal only where it happens), and
+/// through bitcasts (equal bits of a bitcast are equal bits of what it
+/// casts). Constants are never keys.
+std::unordered_map<const ir::Expr *, const ir::Expr *>
+exchangeReplacements(const ptx::Exchange &Source, const ptx::Exchange &Target);
 
 } // namespace stagecheck::stages
 

@@ -5,6 +5,7 @@
 #include "stages/CaseSplit.h"
 
 #include "ir/Interpreter.h"
+#include "stages/llir_to_ptx.h"
 
 #include <gtest/gtest.h>
 
@@ -138,6 +139,73 @@ TEST_F(LoopExits, SubstitutionReplacesOnlyThatNode) {
   EXPECT_EQ(stages::substitute(C, E, C.icmp(ICmpPredicate::Slt, N, i32(9)),
                                true),
             E);
+}
+
+} // namespace
+
+namespace {
+
+using stagecheck::ptx::Exchange;
+
+struct Rewrites : testing::Test {
+  Context C;
+  Type I32 = Type::i(32), F32 = Type::f32();
+  const Expr *N = C.symbol("n", I32, SymbolRole::Param);
+  const Expr *i32(int64_t V) { return C.intConst(I32, V); }
+  smt::SolverOptions solver() {
+    smt::SolverOptions S;
+    S.TimeoutMs = 10000;
+    return S;
+  }
+};
+
+// `shl nsw (n + 31) / 32, 1` cannot overflow for any i32 n, so the LLVM
+// IR's `no overflow ? x << 1 : freeze` is x << 1; n < 100 is fixed only
+// under an assumption that fixes it; a condition both ways is not fixed.
+TEST_F(Rewrites, ConditionsTheAssumptionsFix) {
+  const Expr *Blocks = C.binary(Op::SDiv, C.add(N, i32(31)), i32(32));
+  const Expr *Doubled = C.binary(Op::Shl, Blocks, i32(1));
+  const Expr *NoOverflow =
+      C.eq(C.binary(Op::AShr, Doubled, i32(1)), Blocks);
+  const Expr *Small = C.icmp(ICmpPredicate::Slt, N, i32(100));
+  const Expr *Big = C.icmp(ICmpPredicate::Slt, i32(200), N);
+  std::vector<const Expr *> Conditions = {NoOverflow, Small, Big};
+
+  auto Fixed = stages::fixedConditions(C, Conditions, {}, solver());
+  ASSERT_EQ(Fixed.size(), 1u);
+  EXPECT_EQ(Fixed[0].first, NoOverflow);
+  EXPECT_TRUE(Fixed[0].second);
+
+  std::vector<const Expr *> Assume = {C.icmp(ICmpPredicate::Slt, N, i32(50))};
+  Fixed = stages::fixedConditions(C, Conditions, Assume, solver());
+  ASSERT_EQ(Fixed.size(), 3u);
+  EXPECT_TRUE(Fixed[1].second);   // n < 100
+  EXPECT_FALSE(Fixed[2].second);  // 200 < n
+}
+
+// A shuffle proved alike: the PTX's word and the float under its bitcast
+// become the LLVM IR's; of a conditional exchange only the guard.
+TEST_F(Rewrites, ExchangeOperandsReplacedOnlyWhenUnconditional) {
+  const Expr *A = C.symbol("a", F32), *B = C.symbol("b", F32);
+  const Expr *SumS = C.floatBinary(Op::FAdd, A, B);
+  const Expr *SumT2 = C.floatBinary(Op::FAdd, B, C.floatBinary(Op::FMul, A, A));
+  Exchange S{"shfl.bfly", C.trueExpr(),
+             {C.cast(Op::Bitcast, SumS, I32), i32(16)}, {}, {}};
+  Exchange T{"shfl.bfly", C.trueExpr(),
+             {C.cast(Op::Bitcast, SumT2, I32), i32(16)}, {}, {}};
+  auto Map = stages::exchangeReplacements(S, T);
+  EXPECT_EQ(Map.size(), 2u);
+  EXPECT_EQ(Map.at(T.Operands[0]), S.Operands[0]);
+  EXPECT_EQ(Map.at(SumT2), SumS);
+  EXPECT_FALSE(Map.count(T.Operands[1])); // constants are never keys
+
+  const Expr *GS = C.icmp(ICmpPredicate::Slt, C.symbol("tid.x", I32), N);
+  const Expr *GT = C.icmp(ICmpPredicate::Slt, C.symbol("lane", I32), N);
+  S.Guard = GS;
+  T.Guard = GT;
+  Map = stages::exchangeReplacements(S, T);
+  ASSERT_EQ(Map.size(), 1u);
+  EXPECT_EQ(Map.at(GT), GS);
 }
 
 } // namespace
