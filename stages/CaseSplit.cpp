@@ -183,10 +183,9 @@ uniformBranchConditions(std::span<const Expr *const> Roots) {
       }
     }
   }
-  std::stable_sort(Order.begin(), Order.end(),
-                   [&](const Expr *A, const Expr *B) {
-                     return Uses[A] > Uses[B];
-                   });
+  std::stable_sort(
+      Order.begin(), Order.end(),
+      [&](const Expr *A, const Expr *B) { return Uses[A] > Uses[B]; });
   return Order;
 }
 

@@ -1,4 +1,5 @@
-//===- CaseSplit.h - A query split on the kernel's uniform branches -*- C++ -*-===//
+//===- CaseSplit.h - A query split on the kernel's uniform branches -*- C++
+//-*-===//
 //
 // Two lowerings of a loop with a symbolic trip count merge its exits in
 // different places: the LLVM IR runs the exit block once per exiting
@@ -52,7 +53,8 @@ struct CaseSplitStats {
 /// The comparisons that `Violation`'s selects branch on and that depend on
 /// nothing but kernel parameters, program ids and grid sizes, most used
 /// first (then by creation order).
-std::vector<const ir::Expr *> uniformBranchConditions(const ir::Expr *Violation);
+std::vector<const ir::Expr *>
+uniformBranchConditions(const ir::Expr *Violation);
 /// The same over several expressions.
 std::vector<const ir::Expr *>
 uniformBranchConditions(std::span<const ir::Expr *const> Roots);

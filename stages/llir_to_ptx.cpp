@@ -432,8 +432,8 @@ private:
     std::vector<const Expr *> Conditions = uniformBranchConditions(Roots);
     if (Conditions.size() > 64)
       Conditions.resize(64);
-    auto Fixed = fixedConditions(C, Conditions, Assumptions,
-                                 Options.Check.Solver);
+    auto Fixed =
+        fixedConditions(C, Conditions, Assumptions, Options.Check.Solver);
     if (Fixed.empty())
       return;
     std::unordered_map<const Expr *, const Expr *> Map;
@@ -521,56 +521,78 @@ private:
     size_t Common = std::min(S.size(), T.size());
     size_t Structural = Common;
     for (size_t I = 0; I < Common && Structural == Common; ++I)
-      if (S[I].Kind != T[I].Kind || S[I].Operands.size() != T[I].Operands.size())
+      if (S[I].Kind != T[I].Kind ||
+          S[I].Operands.size() != T[I].Operands.size())
         Structural = I;
     if (Structural < Common || S.size() != T.size())
       return structuralMismatch(Structural, Start);
 
     // Event by event: each query is small, and all of them proved is the
     // whole sequence proved (no event differs). The first that is not
-    // proved decides.
+    // proved decides. A proved exchange's PTX operands become the LLVM
+    // IR's (mergeExchange), after which more of the LLVM IR may be fused;
+    // then a second pass asks every exchange again of the final two sides
+    // (most are one node by then), without merging, so the sequence
+    // proved is the one the effects are compared under.
     const Expr *Defined = C.notOf(Source.Thread.Effects.undefinedCondition(C));
     unsigned Asked = 0, Merges = 0;
     double SolverSeconds = 0;
     CaseSplitStats Split;
-    for (size_t I = 0; I < Common; ++I) {
-      const Expr *Violation = exchangeDiffers(S[I], T[I]);
-      if (Violation->isFalse())
-        continue;
-      // Proved below or decided: the PTX's operands are the LLVM IR's.
-      ++Asked;
-      smt::Query Q{"communication", C.andOf(Defined, Violation), Assumptions,
-                   smt::Mode::IEEE};
-      smt::QueryResult QR =
-          solveByCases(C, Q, Options.Check.Solver, {}, &Split);
-      SolverSeconds += QR.Seconds;
-      if (QR.Kind == smt::Outcome::Proved) {
-        Merges += mergeExchange(I);
-        continue;
+    unsigned RewritesBefore = Fused + Divisions;
+    for (int Pass = 0; Pass < 2; ++Pass) {
+      if (Pass == 1) {
+        if (Fused + Divisions == RewritesBefore)
+          break;
+        // The merges were proved where the LLVM IR was defined; a
+        // contraction found since must not have moved that.
+        if (C.notOf(Source.Thread.Effects.undefinedCondition(C)) != Defined) {
+          R.Kind = Verdict::Unknown;
+          R.Reason = "communication: the fma contractions found after the "
+                     "exchanges change where the LLVM IR is defined";
+          R.Queries.push_back({"communication", smt::Outcome::Unknown, R.Reason,
+                               since(Start), ""});
+          return false;
+        }
       }
-      R.Queries.push_back({"communication", QR.Kind,
-                           "exchange " + std::to_string(I + 1) + " of " +
-                               std::to_string(Common) + ": " + QR.Reason,
-                           since(Start), QR.DumpedTo});
-      if (QR.Kind == smt::Outcome::Unknown) {
-        R.Kind = Verdict::Unknown;
-        R.Reason = "communication: exchange " + std::to_string(I + 1) +
-                   ": " + QR.Reason;
-        return false;
+      for (size_t I = 0; I < Common; ++I) {
+        const Expr *Violation = exchangeDiffers(S[I], T[I]);
+        if (Violation->isFalse())
+          continue;
+        ++Asked;
+        smt::Query Q{"communication", C.andOf(Defined, Violation), Assumptions,
+                     smt::Mode::IEEE};
+        smt::QueryResult QR =
+            solveByCases(C, Q, Options.Check.Solver, {}, &Split);
+        SolverSeconds += QR.Seconds;
+        if (QR.Kind == smt::Outcome::Proved) {
+          if (Pass == 0)
+            Merges += mergeExchange(I);
+          continue;
+        }
+        R.Queries.push_back({"communication", QR.Kind,
+                             "exchange " + std::to_string(I + 1) + " of " +
+                                 std::to_string(Common) + ": " + QR.Reason,
+                             since(Start), QR.DumpedTo});
+        if (QR.Kind == smt::Outcome::Unknown) {
+          R.Kind = Verdict::Unknown;
+          R.Reason = "communication: exchange " + std::to_string(I + 1) + ": " +
+                     QR.Reason;
+          return false;
+        }
+        return replayExchange(QR.Model);
       }
-      return replayExchange(QR.Model);
     }
-    R.Queries.push_back({"communication", smt::Outcome::Proved,
-                         std::to_string(Common) + " exchanges" +
-                             (Asked ? ", " + std::to_string(Asked) +
-                                          " asked of the solver"
-                                    : "") +
-                             splitNote(Split) +
-                             (Merges ? "; " + std::to_string(Merges) +
-                                           " PTX operands replaced by the "
-                                           "LLVM IR's"
-                                     : ""),
-                         since(Start), ""});
+    R.Queries.push_back(
+        {"communication", smt::Outcome::Proved,
+         std::to_string(Common) + " exchanges" +
+             (Asked ? ", " + std::to_string(Asked) + " asked of the solver"
+                    : "") +
+             splitNote(Split) +
+             (Merges ? "; " + std::to_string(Merges) +
+                           " PTX operands replaced by the "
+                           "LLVM IR's"
+                     : ""),
+         since(Start), ""});
     return true;
   }
 

@@ -41,7 +41,9 @@ struct LoopExits : testing::Test {
     return S;
   }
   /// sum(acc) as the exit block computes it.
-  const Expr *sum(const Expr *X) { return add(X, C.floatBinary(Op::FMul, X, X)); }
+  const Expr *sum(const Expr *X) {
+    return add(X, C.floatBinary(Op::FMul, X, X));
+  }
   smt::SolverOptions solver() {
     smt::SolverOptions S;
     S.TimeoutMs = 10000;
@@ -52,10 +54,10 @@ struct LoopExits : testing::Test {
 // The LLVM IR's `n < 257 ? sum(acc1) : n < 513 ? sum(acc2) : sum(acc3)`
 // against the PTX's `sum(n >= 513 ? acc3 : n >= 257 ? acc2 : acc1)`.
 TEST_F(LoopExits, ExitsMergedInDifferentPlacesFoldCaseByCase) {
-  const Expr *Ir = C.select(
-      C.icmp(ICmpPredicate::Slt, N, i32(257)), sum(acc(1)),
-      C.select(C.icmp(ICmpPredicate::Slt, N, i32(513)), sum(acc(2)),
-               sum(acc(3))));
+  const Expr *Ir =
+      C.select(C.icmp(ICmpPredicate::Slt, N, i32(257)), sum(acc(1)),
+               C.select(C.icmp(ICmpPredicate::Slt, N, i32(513)), sum(acc(2)),
+                        sum(acc(3))));
   const Expr *Ptx = sum(C.select(
       C.icmp(ICmpPredicate::Sge, N, i32(513)), acc(3),
       C.select(C.icmp(ICmpPredicate::Sge, N, i32(257)), acc(2), acc(1))));
@@ -65,8 +67,7 @@ TEST_F(LoopExits, ExitsMergedInDifferentPlacesFoldCaseByCase) {
 
   stages::CaseSplitStats Stats;
   smt::QueryResult R = stages::solveByCases(
-      C, {"exits", differ(Ir, Ptx), {}, smt::Mode::IEEE}, solver(), {},
-      &Stats);
+      C, {"exits", differ(Ir, Ptx), {}, smt::Mode::IEEE}, solver(), {}, &Stats);
   EXPECT_EQ(R.Kind, smt::Outcome::Proved) << R.Reason;
   // Every feasible case folded: no float arithmetic reached the solver.
   EXPECT_EQ(Stats.Solved, 0u);
@@ -78,8 +79,8 @@ TEST_F(LoopExits, ExitsMergedInDifferentPlacesFoldCaseByCase) {
 TEST_F(LoopExits, ACaseThatDiffersGivesAModelOfTheWholeQuery) {
   const Expr *Ir = C.select(C.icmp(ICmpPredicate::Slt, N, i32(257)),
                             sum(acc(1)), sum(acc(2)));
-  const Expr *Ptx = sum(C.select(C.icmp(ICmpPredicate::Sge, N, i32(513)),
-                                 acc(2), acc(1)));
+  const Expr *Ptx =
+      sum(C.select(C.icmp(ICmpPredicate::Sge, N, i32(513)), acc(2), acc(1)));
   const Expr *Violation = differ(Ir, Ptx);
   stages::CaseSplitStats Stats;
   smt::QueryResult R = stages::solveByCases(
@@ -99,8 +100,8 @@ TEST_F(LoopExits, ACaseThatDiffersGivesAModelOfTheWholeQuery) {
 // branch: nothing is split and the query is asked whole.
 TEST_F(LoopExits, ConditionsThatAreNotUniformAreNotSplit) {
   const Expr *ByThread = C.icmp(ICmpPredicate::Slt, Tid, N);
-  const Expr *ByData = C.icmp(
-      ICmpPredicate::Slt, C.read("x", I32, C.intConst(Type::i(64), 0)), N);
+  const Expr *ByData = C.icmp(ICmpPredicate::Slt,
+                              C.read("x", I32, C.intConst(Type::i(64), 0)), N);
   const Expr *ByFloat = C.fcmp(FCmpPredicate::Olt, A, B);
   const Expr *X = C.symbol("x", I32), *Y = C.symbol("y", I32),
              *Z = C.symbol("z", I32);
@@ -136,9 +137,8 @@ TEST_F(LoopExits, SubstitutionReplacesOnlyThatNode) {
   EXPECT_EQ(stages::substitute(C, E, Lt, false), C.select(Lt2, B, D));
   EXPECT_EQ(stages::substitute(C, E, Lt2, true), C.select(Lt, A, B));
   // Not a node of E: nothing changes.
-  EXPECT_EQ(stages::substitute(C, E, C.icmp(ICmpPredicate::Slt, N, i32(9)),
-                               true),
-            E);
+  EXPECT_EQ(
+      stages::substitute(C, E, C.icmp(ICmpPredicate::Slt, N, i32(9)), true), E);
 }
 
 } // namespace
@@ -165,8 +165,7 @@ struct Rewrites : testing::Test {
 TEST_F(Rewrites, ConditionsTheAssumptionsFix) {
   const Expr *Blocks = C.binary(Op::SDiv, C.add(N, i32(31)), i32(32));
   const Expr *Doubled = C.binary(Op::Shl, Blocks, i32(1));
-  const Expr *NoOverflow =
-      C.eq(C.binary(Op::AShr, Doubled, i32(1)), Blocks);
+  const Expr *NoOverflow = C.eq(C.binary(Op::AShr, Doubled, i32(1)), Blocks);
   const Expr *Small = C.icmp(ICmpPredicate::Slt, N, i32(100));
   const Expr *Big = C.icmp(ICmpPredicate::Slt, i32(200), N);
   std::vector<const Expr *> Conditions = {NoOverflow, Small, Big};
@@ -179,8 +178,8 @@ TEST_F(Rewrites, ConditionsTheAssumptionsFix) {
   std::vector<const Expr *> Assume = {C.icmp(ICmpPredicate::Slt, N, i32(50))};
   Fixed = stages::fixedConditions(C, Conditions, Assume, solver());
   ASSERT_EQ(Fixed.size(), 3u);
-  EXPECT_TRUE(Fixed[1].second);   // n < 100
-  EXPECT_FALSE(Fixed[2].second);  // 200 < n
+  EXPECT_TRUE(Fixed[1].second);  // n < 100
+  EXPECT_FALSE(Fixed[2].second); // 200 < n
 }
 
 // A shuffle proved alike: the PTX's word and the float under its bitcast
@@ -189,10 +188,16 @@ TEST_F(Rewrites, ExchangeOperandsReplacedOnlyWhenUnconditional) {
   const Expr *A = C.symbol("a", F32), *B = C.symbol("b", F32);
   const Expr *SumS = C.floatBinary(Op::FAdd, A, B);
   const Expr *SumT2 = C.floatBinary(Op::FAdd, B, C.floatBinary(Op::FMul, A, A));
-  Exchange S{"shfl.bfly", C.trueExpr(),
-             {C.cast(Op::Bitcast, SumS, I32), i32(16)}, {}, {}};
-  Exchange T{"shfl.bfly", C.trueExpr(),
-             {C.cast(Op::Bitcast, SumT2, I32), i32(16)}, {}, {}};
+  Exchange S{"shfl.bfly",
+             C.trueExpr(),
+             {C.cast(Op::Bitcast, SumS, I32), i32(16)},
+             {},
+             {}};
+  Exchange T{"shfl.bfly",
+             C.trueExpr(),
+             {C.cast(Op::Bitcast, SumT2, I32), i32(16)},
+             {},
+             {}};
   auto Map = stages::exchangeReplacements(S, T);
   EXPECT_EQ(Map.size(), 2u);
   EXPECT_EQ(Map.at(T.Operands[0]), S.Operands[0]);
