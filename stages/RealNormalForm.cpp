@@ -292,15 +292,16 @@ std::optional<double> exactSum(double A, double B) {
 /// Beyond this many monomials a sum stays an atom: the expansion of
 /// products of sums grows fast, and nothing in a kernel needs more.
 constexpr size_t MaxMonomials = 4096;
-/// The monomials one comparison may hold (every prefix of a long sum is a
-/// sum of its own): past it nothing more is expanded.
-constexpr size_t MonomialBudget = size_t(1) << 21;
 
 bool representable(double V, Type T) {
   return Value::ofDouble(T, V).asDouble() == V;
 }
 
 } // namespace
+
+static bool lessByNodeId(const Expr *L, const Expr *R) {
+  return L->id() < R->id();
+}
 
 bool RealNormalForm::MonomialOrder::operator()(const Monomial &A,
                                                const Monomial &B) const {
@@ -309,111 +310,146 @@ bool RealNormalForm::MonomialOrder::operator()(const Monomial &A,
       [](const Expr *L, const Expr *R) { return L->id() < R->id(); });
 }
 
-/// The sum N computes from its canonical operands, or nothing when N is
-/// an atom.
-std::optional<RealNormalForm::Sum>
-RealNormalForm::sumOf(const Expr *N, const std::vector<const Expr *> &Ops) {
-  Type T = N->type();
-  if (!T.isFloat())
-    return std::nullopt;
-  auto Of = [&](const Expr *O) -> Sum {
-    if (auto It = Sums.find(O); It != Sums.end())
-      return It->second;
-    if (O->isConst()) {
-      double V = Value::ofBits(O->type(), O->constBits()).asDouble();
-      if (V == 0)
-        return {};
-      return {{Monomial{}, V}};
-    }
-    return {{Monomial{O}, 1.0}};
-  };
-  auto Constant = [&](const Expr *O) {
-    return O->isConst() &&
-           std::isfinite(Value::ofBits(O->type(), O->constBits()).asDouble());
-  };
-  auto Add = [&](Sum A, const Sum &B, double Scale) -> std::optional<Sum> {
-    for (const auto &[M, K] : B) {
-      auto Scaled = exactProduct(K, Scale);
-      if (!Scaled)
-        return std::nullopt;
-      auto It = A.find(M);
-      if (It == A.end()) {
-        A.emplace(M, *Scaled);
-        continue;
-      }
-      auto S = exactSum(It->second, *Scaled);
-      if (!S)
-        return std::nullopt;
-      if (*S == 0)
-        A.erase(It);
-      else
-        It->second = *S;
-    }
-    if (A.size() > MaxMonomials)
-      return std::nullopt;
-    return A;
-  };
-  auto Multiply = [&](const Sum &A, const Sum &B) -> std::optional<Sum> {
-    if (A.size() * B.size() > MaxMonomials)
-      return std::nullopt;
-    Sum R;
-    for (const auto &[MA, KA] : A)
-      for (const auto &[MB, KB] : B) {
-        Monomial M = MA;
-        M.insert(M.end(), MB.begin(), MB.end());
-        std::sort(M.begin(), M.end(), [](const Expr *L, const Expr *R) {
-          return L->id() < R->id();
-        });
-        auto K = exactProduct(KA, KB);
-        if (!K)
-          return std::nullopt;
-        auto Next = Add(std::move(R), Sum{{M, *K}}, 1.0);
-        if (!Next)
-          return std::nullopt;
-        R = std::move(*Next);
-      }
-    return R;
-  };
-  for (const Expr *O : Ops)
-    if (O->type().isFloat() && O->isConst() && !Constant(O))
-      return std::nullopt; // infinities and NaNs are no coefficients
+/// Ops whose result is a sum of the operands' (scaled, multiplied).
+static bool arithmetic(const Expr *N) {
   switch (N->op()) {
   case Op::FAdd:
-    return Add(Of(Ops[0]), Of(Ops[1]), 1.0);
   case Op::FSub:
-    return Add(Of(Ops[0]), Of(Ops[1]), -1.0);
   case Op::FNeg:
-    return Add({}, Of(Ops[0]), -1.0);
   case Op::FMul:
-    return Multiply(Of(Ops[0]), Of(Ops[1]));
+  case Op::Fma:
+  case Op::FDiv:
+  case Op::FPCast:
+  case Op::FFlushSubnormal:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Adds Scale times the sum N computes to Out, flattening chains of +, -
+/// and fma so that a sum of n terms costs n steps, not n^2 (no node inside
+/// a chain gets a sum of its own). A product of two non-constants is
+/// expanded when small; anything else is an atom, in its canonical form.
+/// False when a coefficient would be inexact or the work budget is spent.
+bool RealNormalForm::accumulate(const Expr *N, double Scale, Sum &Out) {
+  if (++Visits > VisitBudget)
+    return false;
+  auto Constant = [](const Expr *O, double &V) {
+    if (!O->isConst() || !O->type().isFloat())
+      return false;
+    V = Value::ofBits(O->type(), O->constBits()).asDouble();
+    return std::isfinite(V);
+  };
+  auto AddTerms = [&](const Sum &S, double K) {
+    for (const auto &[M, C] : S) {
+      auto Scaled = exactProduct(C, K);
+      if (!Scaled)
+        return false;
+      auto It = Out.find(M);
+      if (It == Out.end()) {
+        Out.emplace(M, *Scaled);
+        continue;
+      }
+      auto Total = exactSum(It->second, *Scaled);
+      if (!Total)
+        return false;
+      if (*Total == 0)
+        Out.erase(It);
+      else
+        It->second = *Total;
+    }
+    return Out.size() <= MaxMonomials;
+  };
+  auto Atom = [&]() {
+    const Expr *A = arithmetic(N) ? canonicalOperands(N) : polynomial(N);
+    if (auto It = Sums.find(A); It != Sums.end())
+      return AddTerms(It->second, Scale);
+    double V;
+    if (Constant(A, V))
+      return V == 0 || AddTerms(Sum{{Monomial{}, V}}, Scale);
+    return AddTerms(Sum{{Monomial{A}, 1.0}}, Scale);
+  };
+  auto Product = [&](const Expr *L, const Expr *R) {
+    Sum SL, SR;
+    if (!accumulate(L, 1.0, SL) || !accumulate(R, 1.0, SR) ||
+        SL.size() * SR.size() > MaxMonomials)
+      return Atom();
+    Sum P;
+    for (const auto &[ML, KL] : SL)
+      for (const auto &[MR, KR] : SR) {
+        Monomial M = ML;
+        M.insert(M.end(), MR.begin(), MR.end());
+        std::sort(M.begin(), M.end(), lessByNodeId);
+        auto K = exactProduct(KL, KR);
+        if (!K)
+          return false;
+        auto It = P.find(M);
+        if (It == P.end()) {
+          P.emplace(std::move(M), *K);
+          continue;
+        }
+        auto Total = exactSum(It->second, *K);
+        if (!Total)
+          return false;
+        if (*Total == 0)
+          P.erase(It);
+        else
+          It->second = *Total;
+      }
+    return AddTerms(P, Scale);
+  };
+  if (!N->type().isFloat())
+    return false;
+  double V;
+  if (Constant(N, V))
+    return V == 0 || AddTerms(Sum{{Monomial{}, V}}, Scale);
+  switch (N->op()) {
+  case Op::FAdd:
+    return accumulate(N->operand(0), Scale, Out) &&
+           accumulate(N->operand(1), Scale, Out);
+  case Op::FSub:
+    return accumulate(N->operand(0), Scale, Out) &&
+           accumulate(N->operand(1), -Scale, Out);
+  case Op::FNeg:
+    return accumulate(N->operand(0), -Scale, Out);
+  case Op::FMul:
   case Op::Fma: {
-    auto P = Multiply(Of(Ops[0]), Of(Ops[1]));
-    if (!P)
-      return std::nullopt;
-    return Add(std::move(*P), Of(Ops[2]), 1.0);
+    const Expr *L = N->operand(0), *R = N->operand(1);
+    bool Done;
+    if (Constant(L, V) || Constant(R, V)) {
+      auto K = exactProduct(Scale, V);
+      Done = K && accumulate(Constant(L, V) ? R : L, *K, Out);
+    } else {
+      Done = Product(L, R);
+    }
+    if (!Done)
+      return false;
+    return N->op() == Op::FMul || accumulate(N->operand(2), Scale, Out);
   }
   case Op::FDiv: {
     // By a constant whose reciprocal is exact (a power of two).
-    if (!Constant(Ops[1]))
-      return std::nullopt;
-    double D = Value::ofBits(Ops[1]->type(), Ops[1]->constBits()).asDouble();
-    double Inverse = 1.0 / D;
-    if (D == 0 || !exactProduct(D, Inverse) || D * Inverse != 1.0)
-      return std::nullopt;
-    return Add({}, Of(Ops[0]), Inverse);
+    if (!Constant(N->operand(1), V) || V == 0)
+      return Atom();
+    double Inverse = 1.0 / V;
+    auto K = exactProduct(Scale, Inverse);
+    if (!exactProduct(V, Inverse) || V * Inverse != 1.0 || !K)
+      return Atom();
+    return accumulate(N->operand(0), *K, Out);
   }
   case Op::FPCast: {
     // Widening is exact over the reals; narrowing rounds (an atom).
-    FloatFormat From = floatFormat(Ops[0]->type()), To = floatFormat(T);
+    FloatFormat From = floatFormat(N->operand(0)->type()),
+                To = floatFormat(N->type());
     if (To.MantissaBits < From.MantissaBits ||
         To.ExponentBits < From.ExponentBits)
-      return std::nullopt;
-    return Of(Ops[0]);
+      return Atom();
+    return accumulate(N->operand(0), Scale, Out);
   }
   case Op::FFlushSubnormal: // no subnormals among the reals
-    return Of(Ops[0]);
+    return accumulate(N->operand(0), Scale, Out);
   default:
-    return std::nullopt;
+    return Atom();
   }
 }
 
@@ -440,38 +476,38 @@ const Expr *RealNormalForm::build(const Sum &S, Type T) {
 }
 
 const Expr *RealNormalForm::polynomial(const Expr *E) {
-  const Expr *Roots[] = {E};
-  for (const Expr *N : postOrder(Roots)) {
-    if (PolynomialMemo.count(N))
-      continue;
-    std::vector<const Expr *> Ops;
-    bool Same = true;
-    for (const Expr *O : N->operands()) {
-      Ops.push_back(PolynomialMemo.at(O));
-      Same &= Ops.back() == O;
+  if (auto It = PolynomialMemo.find(E); It != PolynomialMemo.end())
+    return It->second;
+  const Expr *R = nullptr;
+  if (E->type().isFloat() && arithmetic(E)) {
+    Sum S;
+    if (accumulate(E, 1.0, S) && Visits <= VisitBudget) {
+      R = build(S, E->type());
+      if (R)
+        Sums.emplace(R, std::move(S));
     }
-    const Expr *R = nullptr;
-    if (MonomialsHeld < MonomialBudget)
-      if (auto S = sumOf(N, Ops)) {
-        R = build(*S, N->type());
-        if (R) {
-          MonomialsHeld += S->size();
-          Sums.emplace(R, std::move(*S));
-        }
-      }
-    if (!R) {
-      if (Same)
-        R = N;
-      else if (N->op() == Op::Read)
-        R = C.read(N->name(), N->type(), Ops[0]);
-      else if (N->op() == Op::Call)
-        R = C.call(N->name(), N->type(), Ops);
-      else
-        R = C.make(N->op(), Ops, N->rawAttribute(), N->type());
-    }
-    PolynomialMemo[N] = R;
   }
-  return PolynomialMemo.at(E);
+  if (!R)
+    R = canonicalOperands(E);
+  PolynomialMemo[E] = R;
+  return R;
+}
+
+/// E itself with its operands in polynomial form.
+const Expr *RealNormalForm::canonicalOperands(const Expr *E) {
+  std::vector<const Expr *> Ops;
+  bool Same = true;
+  for (const Expr *O : E->operands()) {
+    Ops.push_back(polynomial(O));
+    Same &= Ops.back() == O;
+  }
+  if (Same)
+    return E;
+  if (E->op() == Op::Read)
+    return C.read(E->name(), E->type(), Ops[0]);
+  if (E->op() == Op::Call)
+    return C.call(E->name(), E->type(), Ops);
+  return C.make(E->op(), Ops, E->rawAttribute(), E->type());
 }
 
 namespace {
@@ -762,10 +798,7 @@ bool RealNormalForm::equalAsPolynomials(const Expr *A, const Expr *B) {
     return false;
   const Expr *PA = polynomial(A), *PB = polynomial(B);
   bool Equal = PA == PB || equalAsExpFractions(PA, PB);
-  PolynomialMemo.clear();
-  Sums.clear();
-  Fractions.clear();
-  MonomialsHeld = 0;
+  Visits = 0;
   return Equal;
 }
 

@@ -82,9 +82,9 @@ public:
   bool equalAsExpFractions(const ir::Expr *A, const ir::Expr *B);
   /// Whether A and B (in normal form) meet as polynomials or as
   /// exponential fractions; only tried where one of them is beyond linear
-  /// arithmetic (a solver decides linear ones at least as fast). The
-  /// expansions are dropped afterwards: they serve one comparison, and the
-  /// prefixes of a long sum hold many.
+  /// arithmetic (a solver decides linear ones at least as fast). Chains of
+  /// + and fma are flattened in one pass, so only the roots and the
+  /// operands of atoms hold a sum; each comparison has a budget of visits.
   bool equalAsPolynomials(const ir::Expr *A, const ir::Expr *B);
   /// How often exp(a + b) = exp(a) * exp(b) was used (for the report).
   unsigned exponentialsCombined() const { return ExpCombined; }
@@ -107,8 +107,8 @@ private:
   const ir::Expr *absorbInfinity(const ir::Expr *N,
                                  const std::vector<const ir::Expr *> &Ops);
 
-  std::optional<Sum> sumOf(const ir::Expr *N,
-                           const std::vector<const ir::Expr *> &Ops);
+  bool accumulate(const ir::Expr *N, double Scale, Sum &Out);
+  const ir::Expr *canonicalOperands(const ir::Expr *E);
   const ir::Expr *build(const Sum &S, ir::Type T);
 
   std::optional<Fraction> fractionOf(const ir::Expr *N, unsigned Depth);
@@ -120,7 +120,10 @@ private:
   std::unordered_map<const ir::Expr *, Extremum> Extrema; // canonical node
   std::unordered_map<const ir::Expr *, bool> Finite;
   std::unordered_map<const ir::Expr *, std::optional<Fraction>> Fractions;
-  size_t MonomialsHeld = 0; // in Sums, against a budget
+  /// Nodes visited by one comparison's expansions, against a budget (a
+  /// shared sum inside many products is flattened once per product).
+  size_t Visits = 0;
+  static constexpr size_t VisitBudget = size_t(1) << 20;
   unsigned Flattened = 0, Absorbed = 0, ExpCombined = 0;
 };
 
