@@ -336,6 +336,23 @@ const Expr *Step::predicate() {
   return Predicate = pred(P);
 }
 
+void Executor::storeReturn(unsigned Offset, const Expr *Bits,
+                           const Expr *Guard) {
+  std::vector<const Expr *> Bytes = M.split(Bits, Bits->type().bits() / 8);
+  for (unsigned K = 0; K < Bytes.size(); ++K)
+    ReturnBytes[Offset + K] =
+        M.context().select(Guard, Bytes[K], returnByte(Offset + K));
+}
+
+const Expr *Executor::returnByte(unsigned Offset) {
+  auto It = ReturnBytes.find(Offset);
+  if (It != ReturnBytes.end())
+    return It->second;
+  return ReturnBytes[Offset] = M.context().symbol(
+             "retval.uninit." + std::to_string(Offset), Type::i(8),
+             SymbolRole::Free);
+}
+
 const Expr *Step::guard() {
   const Expr *P = predicate();
   return S.Condition ? C.andOf(S.Condition, P) : P;
@@ -435,6 +452,11 @@ const Expr *Step::nameValue(const Operand &O, unsigned Width) {
     malformed("unknown register " + N);
   if (Special)
     return C.zextOrTrunc(Special, Type::i(Width));
+  // The address of a parameter (llc selects between two and loads from
+  // the result): a symbol that only ld.param resolves.
+  if (auto It = X.Names.Params.find(N); It != X.Names.Params.end() && Width == 64)
+    return C.symbol("param.address." + std::to_string(It->second.Index),
+                    Type::i(64), SymbolRole::Free);
   if (X.Names.Params.count(N))
     unsupported("address of parameter " + N);
   malformed("unknown name " + N);

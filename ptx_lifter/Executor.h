@@ -80,6 +80,8 @@ struct NameScope {
     unsigned Index = 0, Bits = 64;
   };
   std::map<std::string, ParamInfo> Params;
+  /// A device function's return parameters (st.param): name -> bytes.
+  std::map<std::string, unsigned> Returns;
   /// Shared variables (the dynamic shared memory Triton calls
   /// global_smem): their address is the model's shared base.
   std::set<std::string> SharedVariables;
@@ -129,6 +131,14 @@ public:
   /// "uninit.bN" of its width (a register nobody wrote holds an unknown
   /// value, named alike in every stage).
   const ir::Expr *registerValue(const PathState &S, const std::string &Name);
+  /// st.param to a return parameter: byte Offset + K becomes byte K of
+  /// Bits where Guard holds (path condition and predicate), so that after
+  /// the lift each byte is what the path that returned last stored.
+  void storeReturn(unsigned Offset, const ir::Expr *Bits,
+                   const ir::Expr *Guard);
+  /// Byte Offset of the return parameters after the lift; a byte no path
+  /// stored is the free symbol "retval.uninit.N".
+  const ir::Expr *returnByte(unsigned Offset);
 
 private:
   void dispatch(const Instruction &I, PathState &S);
@@ -142,6 +152,7 @@ private:
   NameScope Names;
   SiteInfo Site;
   PtxLift *Record;
+  std::map<unsigned, const ir::Expr *> ReturnBytes;
   friend class Step;
 };
 

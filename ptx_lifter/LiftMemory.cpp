@@ -54,8 +54,52 @@ const Expr *plusBytes(Step &S, const Expr *Address, uint64_t Bytes) {
 }
 
 /// ld.param: the parameter's bits at [name+offset].
+/// A parameter read through a register holding a parameter's address
+/// (param.address.K), a select of such, plus a constant: the parameters'
+/// bits, selected alike.
+const Expr *paramThroughAddress(Step &S, const Expr *Address, unsigned Bits,
+                                uint64_t Offset) {
+  if (Address->op() == Op::Select)
+    return S.C.select(Address->operand(0),
+                      paramThroughAddress(S, Address->operand(1), Bits, Offset),
+                      paramThroughAddress(S, Address->operand(2), Bits, Offset));
+  if (Address->op() == Op::Add && Address->operand(1)->isConst())
+    return paramThroughAddress(S, Address->operand(0), Bits,
+                               Offset + Address->operand(1)->constBits());
+  if (Address->op() == Op::Add && Address->operand(0)->isConst())
+    return paramThroughAddress(S, Address->operand(1), Bits,
+                               Offset + Address->operand(0)->constBits());
+  const std::string Prefix = "param.address.";
+  if (Address->op() != Op::Symbol || Address->name().rfind(Prefix, 0) != 0)
+    S.unsupported("ld.param from an address that is not a parameter's");
+  unsigned K = unsigned(std::stoul(Address->name().substr(Prefix.size())));
+  for (const auto &[Name, P] : S.X.names().Params) {
+    if (P.Index != K)
+      continue;
+    if ((Offset + Bits / 8) * 8 > P.Bits)
+      S.unsupported("ld.param past the end of " + Name);
+    const Expr *V = S.M.parameter(K, P.Bits, S.X.ptxLocation(S.I));
+    if (Offset)
+      V = S.C.binary(Op::LShr, V, S.C.constant(V->type(), Offset * 8));
+    return S.C.zextOrTrunc(V, Type::i(Bits));
+  }
+  S.unsupported("ld.param from an address that is not a parameter's");
+}
+
 void liftLoadParam(Step &S, PtxType T, unsigned N) {
   const Operand &A = S.operand(1);
+  if (A.K == Operand::Address && A.base().K == Operand::Name &&
+      !S.X.names().Params.count(A.base().Text) &&
+      A.base().Text.rfind("%", 0) == 0) {
+    std::vector<const Operand *> Dst = S.elements(0);
+    if (Dst.size() != N)
+      S.malformed(S.I.Opcode + " loads " + std::to_string(N) + " values");
+    const Expr *Address = S.address(1, 64);
+    for (unsigned K = 0; K < N; ++K)
+      S.set(*Dst[K], paramThroughAddress(S, Address, T.Bits, K * (T.Bits / 8)),
+            T.isSigned());
+    return;
+  }
   if (A.K != Operand::Address || A.base().K != Operand::Name)
     S.malformed("ld.param takes [parameter]");
   auto It = S.X.names().Params.find(A.base().Text);
@@ -75,6 +119,37 @@ void liftLoadParam(Step &S, PtxType T, unsigned N) {
     if (Offset)
       V = S.C.binary(Op::LShr, V, S.C.constant(V->type(), Offset * 8));
     S.set(*Dst[K], S.C.zextOrTrunc(V, Type::i(T.Bits)), T.isSigned());
+  }
+}
+
+/// st.param to a device function's return parameter: its bytes at
+/// [name+offset] (Executor::storeReturn). Stores to a call's argument
+/// slots are not modelled (calls are not).
+void liftStoreReturn(Step &S, PtxType T, unsigned N) {
+  const Operand &A = S.operand(0);
+  if (A.K != Operand::Address || A.base().K != Operand::Name)
+    S.malformed("st.param takes [parameter]");
+  auto It = S.X.names().Returns.find(A.base().Text);
+  if (It == S.X.names().Returns.end())
+    S.unsupported("st.param to " + A.base().Text +
+                  " (only a device function's return parameter)");
+  if (T.Bits % 8)
+    S.unsupported("unsupported instruction " + S.I.Opcode);
+  const Operand &Values = S.operand(1);
+  std::vector<const Operand *> Src;
+  if (Values.K == Operand::Vector)
+    for (const Operand &E : Values.Elements)
+      Src.push_back(&E);
+  else
+    Src.push_back(&Values);
+  if (Src.size() != N)
+    S.malformed(S.I.Opcode + " stores " + std::to_string(N) + " values");
+  const Expr *Guard = S.guard();
+  for (unsigned K = 0; K < N; ++K) {
+    uint64_t Offset = A.Value.Bits + uint64_t(K) * (T.Bits / 8);
+    if (Offset + T.Bits / 8 > It->second)
+      S.malformed("st.param past the end of " + A.base().Text);
+    S.X.storeReturn(unsigned(Offset), S.bits(*Src[K], T.Bits, T), Guard);
   }
 }
 
@@ -104,8 +179,10 @@ void liftStore(Step &S) {
   PtxType T = S.type();
   unsigned N = vectorLength(S);
   S.expectOperands(2, 3);
-  if (S.has("param"))
-    S.unsupported("unsupported instruction " + S.I.Opcode);
+  if (S.has("param")) {
+    liftStoreReturn(S, T, N);
+    return;
+  }
   AddressSpace Space = spaceOf(S);
   const Operand &Values = S.operand(1);
   std::vector<const Operand *> Src;

@@ -81,6 +81,9 @@ struct Param {
   std::string Name;
   std::string Type; // "u64", "u32", "b8", ...
   bool IsPointer = false;
+  /// .param .b8 name[16]: the element count of an array parameter (a
+  /// device function's vector or aggregate); 0 for a scalar.
+  unsigned ArraySize = 0;
   unsigned Line = 0;
 };
 
@@ -98,6 +101,8 @@ struct Function {
   bool IsEntry = false; // .entry (a kernel) rather than .func
   bool HasBody = false;
   std::vector<Param> Params;
+  /// A .func's return parameters: (.param .b32 func_retval0).
+  std::vector<Param> Returns;
   std::optional<std::vector<unsigned>> ReqNtid, MaxNtid;
   std::vector<RegisterDecl> Registers;
   std::vector<Variable> Variables;

@@ -19,9 +19,11 @@ const Function &selectKernel(const Module &M, const PtxLiftOptions &O,
                              const KernelInterface &Interface) {
   SourceLocation Where{M.FileName, 0, 0};
   if (!O.Kernel.empty()) {
+    // A kernel (.entry) or a device function (.func) with a body.
     const Function *F = M.function(O.Kernel);
-    if (!F || !F->IsEntry)
-      throw InputError(Where, "no kernel (.entry) named " + O.Kernel);
+    if (!F)
+      throw InputError(Where, "no kernel (.entry) or function (.func) named " +
+                                  O.Kernel);
     return *F;
   }
   std::vector<const Function *> Entries;
@@ -43,7 +45,23 @@ unsigned paramBits(const Param &P, const std::string &File) {
   if (!T || T->isPred() || T->Lanes != 1)
     throw InputError({File, P.Line, 0}, "parameter " + P.Name + " of type ." +
                                             P.Type + " is not supported");
-  return T->Bits;
+  if (!P.ArraySize)
+    return T->Bits;
+  uint64_t Bits = uint64_t(T->Bits) * P.ArraySize;
+  if (Bits > 64)
+    throw UnsupportedError({File, P.Line, 0},
+                           "parameter " + P.Name + " of " +
+                               std::to_string(Bits / 8) +
+                               " bytes (wider than 64 bits)");
+  return unsigned(Bits);
+}
+
+unsigned paramBytes(const Param &P, const std::string &File) {
+  auto T = PtxType::parse(P.Type);
+  if (!T || T->isPred() || T->Lanes != 1 || T->Bits % 8)
+    throw InputError({File, P.Line, 0}, "parameter " + P.Name + " of type ." +
+                                            P.Type + " is not supported");
+  return T->Bits / 8 * (P.ArraySize ? P.ArraySize : 1);
 }
 
 /// The trailing scratch pointers Triton appends are not in a bundle's
@@ -78,6 +96,8 @@ NameScope namesOf(const Module &M, const Function &F) {
   NameScope Names;
   for (unsigned K = 0; K < F.Params.size(); ++K)
     Names.Params[F.Params[K].Name] = {K, paramBits(F.Params[K], M.FileName)};
+  for (const Param &P : F.Returns)
+    Names.Returns[P.Name] = paramBytes(P, M.FileName);
   for (const std::vector<Variable> *Vars : {&M.Variables, &F.Variables})
     for (const Variable &V : *Vars)
       if (V.Space == "shared")
@@ -95,6 +115,43 @@ std::array<unsigned, 3> blockDim(const Function &F) {
   return Dim;
 }
 
+/// What the return parameter holds when the function returns, lane by
+/// lane (PtxLiftOptions::ReturnLanes).
+void writeReturn(Executor &X, const Function &F, const PtxLiftOptions &O,
+                 PtxLift &Result) {
+  ThreadModel &M = X.model();
+  Context &C = M.context();
+  const std::string &File = X.site().PtxFile;
+  if (F.Returns.size() != 1)
+    throw UnsupportedError({File, F.Line, 0}, "several return parameters");
+  unsigned Bytes = paramBytes(F.Returns[0], File);
+  std::vector<std::pair<unsigned, Type>> Lanes = O.ReturnLanes;
+  if (Lanes.empty()) {
+    if (Bytes <= 8)
+      Lanes.push_back({0, Type::i(Bytes * 8)});
+    else
+      for (unsigned K = 0; K < Bytes; ++K)
+        Lanes.push_back({K, Type::i(8)});
+  }
+  Origin From{"st.param", {File, F.Line, 0}};
+  for (unsigned L = 0; L < Lanes.size(); ++L) {
+    auto [Offset, T] = Lanes[L];
+    unsigned Width = T.bits(), Count = (Width + 7) / 8;
+    if (Offset + Count > Bytes)
+      throw UnsupportedError({File, F.Line, 0},
+                             "the LLVM IR returns more than the " +
+                                 std::to_string(Bytes) + " bytes of " +
+                                 F.Returns[0].Name);
+    std::vector<const Expr *> Parts;
+    for (unsigned K = 0; K < Count; ++K)
+      Parts.push_back(X.returnByte(Offset + K));
+    const Expr *Bits = C.zextOrTrunc(M.concat(Parts), Type::i(Width));
+    const Expr *V = T.isBool() ? Bits : M.fromBits(Bits, T);
+    M.returnValue(L, V, nullptr, From);
+    Result.WriteLines.push_back(F.Line);
+  }
+}
+
 } // namespace
 
 PtxLift liftPtxText(Context &C, std::string_view Text,
@@ -109,7 +166,11 @@ PtxLift liftPtxText(Context &C, std::string_view Text,
   RegisterTable Registers;
   for (const RegisterDecl &D : F.Registers)
     Registers.declare(D, FileName);
-  ThreadModel Model(C, withScratch(Interface, F, Names), blockDim(F));
+  ThreadModel Model(C, F.IsEntry ? withScratch(Interface, F, Names)
+                                  : Interface,
+                    blockDim(F));
+  if (!F.IsEntry)
+    Model.setDeviceFunction(O.ParamExtension);
   PtxLift Result;
   Executor X(Model, Registers, std::move(Names), SiteInfo{FileName, &M, {}},
              &Result);
@@ -121,6 +182,8 @@ PtxLift liftPtxText(Context &C, std::string_view Text,
   PathState Start;
   Start.Condition = C.trueExpr();
   Paths.run(std::move(Start));
+  if (!F.Returns.empty())
+    writeReturn(X, F, O, Result);
   Result.Thread = Model.finish();
   return Result;
 }

@@ -12,6 +12,14 @@
 // no value. A register read before any write is the symbol "uninit.bN"
 // of its width, as an inline-asm output the template leaves unwritten is.
 //
+// Device functions (.func, named by PtxLiftOptions::Kernel): parameters
+// are read as a kernel's are (an array parameter, a vector or aggregate,
+// is one integer of its bytes, up to 64 bits), with the bits above a
+// narrow value unspecified (ThreadModel::setDeviceFunction); st.param to
+// the return parameter stores its bytes, and what they hold when the
+// function returns is written, lane by lane, to the pseudo buffers
+// "func_retval0[.K]" (ThreadModel::returnValue). Calls are not modelled.
+//
 // Names: ld.param of kernel parameter K is ThreadModel::parameter(K) (the
 // trailing scratch pointers, absent from a bundle's interface, become i8
 // buffers when read); %tid %ctaid %nctaid %ntid %laneid are the model's
@@ -56,6 +64,16 @@ struct PtxLiftOptions {
   /// PtxLift::Unsupported, its destinations get fresh values, and the lift
   /// goes on (its effects then describe no real kernel).
   bool ContinueOnUnsupported = false;
+  /// A device function (.func, named by Kernel): the lanes of what the
+  /// LLVM IR returns, each a byte offset into the return parameter and
+  /// the lane's type; the lift ends with one ThreadModel::returnValue per
+  /// lane, the lane's low bits of the bytes st.param left there. Empty: the
+  /// whole return parameter as one integer lane (up to 64 bits), else one
+  /// i8 lane per byte.
+  std::vector<std::pair<unsigned, ir::Type>> ReturnLanes;
+  /// A device function's zeroext / signext marks per parameter
+  /// (ThreadModel::setDeviceFunction).
+  std::vector<char> ParamExtension;
 };
 
 /// An instruction the lift did not model (ContinueOnUnsupported).

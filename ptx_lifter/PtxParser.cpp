@@ -399,7 +399,7 @@ private:
     F.IsEntry = take().Text == ".entry";
     // .func (.param .b32 retval) name (...): a return parameter list.
     if (!F.IsEntry && at().is('('))
-      parseParams();
+      F.Returns = parseParams();
     F.Name = expectIdent("a function name").Text;
     if (at().is('('))
       F.Params = parseParams();
@@ -449,7 +449,7 @@ private:
     if (at().is('[')) {
       take();
       if (!at().is(']'))
-        expectUnsigned("an array size");
+        P.ArraySize = expectUnsigned("an array size");
       expect(']');
     }
     if (P.Type.empty())
@@ -656,6 +656,20 @@ private:
       take();
       if (O.Elements.empty())
         fail(at(), "empty vector operand");
+      return O;
+    }
+    // call's (retval0) and (param0, param1): a list, possibly empty.
+    if (at().is('(')) {
+      take();
+      O.K = Operand::Vector;
+      while (!at().is(')')) {
+        O.Elements.push_back(parseOperand());
+        if (at().is(','))
+          take();
+        else if (!at().is(')'))
+          fail(at(), "expected ',' or ')' in a list, found " + describe(at()));
+      }
+      take();
       return O;
     }
     if (at().is('['))

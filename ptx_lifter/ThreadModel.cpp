@@ -113,10 +113,35 @@ const Expr *ThreadModel::parameter(unsigned K, unsigned Bits,
   }
   const Expr *Scalar = C.symbol(P.Name, P.Element, SymbolRole::Param);
   const Expr *Raw = toBits(Scalar);
-  if (Raw->type().bits() == Bits)
+  unsigned Own = Raw->type().bits();
+  if (Own == Bits)
     return Raw;
+  if (DeviceFunction && Bits > Own) {
+    char Ext = K < ParamExtension.size() ? ParamExtension[K] : 0;
+    if (Ext == 'z' || Ext == 's')
+      return C.cast(Ext == 'z' ? Op::ZExt : Op::SExt, Raw, Type::i(Bits));
+    // What the caller leaves above the value is unspecified: the same
+    // unknown bits for every read of the slot.
+    const Expr *High = C.symbol(P.Name + ".hi", Type::i(64 - Own),
+                                SymbolRole::Free);
+    return concat({Raw, C.zextOrTrunc(High, Type::i(Bits - Own))});
+  }
   // A bool parameter is passed as a byte; narrower reads take the low bits.
   return C.zextOrTrunc(Raw, Type::i(Bits));
+}
+
+std::string ThreadModel::returnBuffer(unsigned Lane) {
+  return Lane ? "func_retval0." + std::to_string(Lane) : "func_retval0";
+}
+
+void ThreadModel::returnValue(unsigned Lane, const Expr *Value,
+                              const Expr *Defined, const Origin &From) {
+  std::string Buffer = returnBuffer(Lane);
+  noteBuffer(Buffer, Value->type(), AddressSpace::Param);
+  Result.Effects.Writes.push_back({C.trueExpr(), Buffer,
+                                   C.constant(Type::i(64), 0), Value,
+                                   Defined ? Defined : C.trueExpr(), From, {}});
+  Result.WriteExchangeCounts.push_back(NextExchange);
 }
 
 const Expr *ThreadModel::sharedBase(unsigned Bits) {

@@ -124,6 +124,24 @@ public:
   /// is not a parameter of the interface (with Where).
   const ir::Expr *parameter(unsigned K, unsigned Bits,
                             const ir::SourceLocation &Where);
+  /// A device function (.func) rather than a kernel: its caller passes a
+  /// parameter narrower than its .param slot (an i16 in a .b32) with the
+  /// bits above it unspecified, unless the LLVM IR marks it zeroext ('z')
+  /// or signext ('s'). Extension[K] is parameter K's mark (0 for none).
+  /// parameter() then reads those bits as the free symbol "argK.hi" (or
+  /// the extension) instead of zeros.
+  void setDeviceFunction(std::vector<char> Extension) {
+    DeviceFunction = true;
+    ParamExtension = std::move(Extension);
+  }
+  /// A device function's result: lane Lane of what it returns, a write of
+  /// Value to the pseudo buffer returnBuffer(Lane) (element 0, of Value's
+  /// type), so that the refinement queries compare what two stages return
+  /// as they compare stores. Defined (null for true) says it is not poison.
+  void returnValue(unsigned Lane, const ir::Expr *Value,
+                   const ir::Expr *Defined, const ir::Origin &From);
+  /// "func_retval0" for lane 0, "func_retval0.K" for lane K > 0.
+  static std::string returnBuffer(unsigned Lane);
   /// The address of the dynamic shared memory (Triton's global_smem), as a
   /// value of Bits bits (32 or 64).
   const ir::Expr *sharedBase(unsigned Bits);
@@ -234,6 +252,8 @@ private:
   std::optional<std::array<unsigned, 3>> ConcreteTid;
   std::string ExchangePrefix;
   const ir::Expr *Path = nullptr;
+  bool DeviceFunction = false;
+  std::vector<char> ParamExtension;
   /// This phase's shared writes, for forwarding: (guard, byte offset, byte).
   struct SharedByteWrite {
     const ir::Expr *Guard, *Offset, *Byte;

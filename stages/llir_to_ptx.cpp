@@ -253,6 +253,99 @@ private:
   unsigned Fused = 0, Divisions = 0;
 };
 
+/// A memoized rewrite that rebuilds bottom-up and offers each rebuilt node
+/// to Rule, which returns its replacement or null.
+std::function<const Expr *(const Expr *)>
+rewritingBy(Context &C, std::function<const Expr *(const Expr *)> Rule) {
+  auto Memo = std::make_shared<std::unordered_map<const Expr *, const Expr *>>();
+  return [&C, Memo, Rule](const Expr *E) {
+    const Expr *Roots[] = {E};
+    for (const Expr *N : postOrder(Roots)) {
+      if (Memo->count(N))
+        continue;
+      std::vector<const Expr *> Ops;
+      bool Same = true;
+      for (const Expr *O : N->operands()) {
+        Ops.push_back(Memo->at(O));
+        Same &= Ops.back() == O;
+      }
+      const Expr *Rebuilt = Same ? N : rebuild(C, N, Ops);
+      const Expr *Better = Rule(Rebuilt);
+      (*Memo)[N] = Better ? Better : Rebuilt;
+    }
+    return Memo->at(E);
+  };
+}
+
+/// NVPTX's bypass of a slow 64-bit division (BypassSlowDivision): when
+/// neither operand has a bit above the low 32, a 32-bit udiv / urem:
+///   select(hi(a | b) != 0, div64(a, b), zext(udiv32(trunc a, trunc b)))
+/// For 0 <= a, b < 2^32 and b != 0, sdiv, udiv, srem and urem of i64 all
+/// equal the zero-extended 32-bit udiv / urem, so the select is exactly
+///   select(hi(a | b) == 0 && b == 0, zext(op32(...)), div64(a, b))
+/// which the refinement queries compare without deciding a division.
+/// Returns that rewrite of N, or null when N is not the pattern.
+const Expr *bypassedDivision(Context &C, const Expr *N) {
+  if (N->op() != Op::Select || N->type() != Type::i(64))
+    return nullptr;
+  auto IsDiv64 = [](const Expr *E) {
+    return E->op() == Op::SDiv || E->op() == Op::UDiv ||
+           E->op() == Op::SRem || E->op() == Op::URem;
+  };
+  // hi(a | b) != 0 (Sense true) or == 0 (Sense false), a and b returned.
+  auto HighTest = [](const Expr *Cond, bool &Sense, const Expr *&A,
+                     const Expr *&B) {
+    bool Negated = false;
+    while (Cond->op() == Op::Not) {
+      Negated = !Negated;
+      Cond = Cond->operand(0);
+    }
+    if (Cond->op() != Op::ICmp)
+      return false;
+    ICmpPredicate P = Cond->icmpPredicate();
+    if (P != ICmpPredicate::Ne && P != ICmpPredicate::Eq)
+      return false;
+    const Expr *L = Cond->operand(0), *R = Cond->operand(1);
+    if (L->isConst())
+      std::swap(L, R);
+    if (!R->isConst() || R->constBits() != 0 || L->op() != Op::And)
+      return false;
+    const Expr *Or = L->operand(0), *Mask = L->operand(1);
+    if (Or->isConst())
+      std::swap(Or, Mask);
+    if (!Mask->isConst() || Mask->constBits() != 0xFFFFFFFF00000000ull ||
+        Or->op() != Op::Or)
+      return false;
+    A = Or->operand(0);
+    B = Or->operand(1);
+    Sense = (P == ICmpPredicate::Ne) != Negated;
+    return true;
+  };
+  const Expr *Cond = N->operand(0);
+  bool Sense;
+  const Expr *A, *B;
+  if (!HighTest(Cond, Sense, A, B))
+    return nullptr;
+  const Expr *Wide = Sense ? N->operand(1) : N->operand(2);
+  const Expr *Narrow = Sense ? N->operand(2) : N->operand(1);
+  if (!IsDiv64(Wide))
+    return nullptr;
+  const Expr *Dividend = Wide->operand(0), *Divisor = Wide->operand(1);
+  if (!((A == Dividend && B == Divisor) || (A == Divisor && B == Dividend)))
+    return nullptr;
+  bool Rem = Wide->op() == Op::SRem || Wide->op() == Op::URem;
+  Type I32 = Type::i(32);
+  const Expr *Expected = C.zextOrTrunc(
+      C.binary(Rem ? Op::URem : Op::UDiv, C.zextOrTrunc(Dividend, I32),
+               C.zextOrTrunc(Divisor, I32)),
+      Type::i(64));
+  if (Narrow != Expected)
+    return nullptr;
+  const Expr *Low = Sense ? C.notOf(Cond) : Cond;
+  const Expr *ByZero = C.eq(Divisor, C.constant(Type::i(64), 0));
+  return C.select(C.andOf(Low, ByZero), Narrow, Wide);
+}
+
 /// i1: the two values are different data (all NaNs are one datum).
 const Expr *differs(Context &C, const Expr *A, const Expr *B) {
   if (A == B)
@@ -329,6 +422,8 @@ private:
     ptx::PtxLiftOptions PO;
     PO.LoopBound = Options.Check.LoopBound;
     PO.Kernel = Interface.Kernel;
+    if (!Options.Function.empty())
+      LO.Kernel = PO.Kernel = Options.Function;
     // The same machinery compares two files of one stage: what a side
     // lacks (provenance of the other frontend) stays empty.
     if (SourceStage == ThreadStage::Llir) {
@@ -343,6 +438,10 @@ private:
       Source.UndefinedLines = std::move(P.UndefinedLines);
       Source.AtomicLines = std::move(P.AtomicLines);
     }
+    // A device function: the PTX's return parameter is read as the LLVM
+    // IR's return value is laid out, its narrow parameters as marked.
+    PO.ReturnLanes = Source.ReturnLanes;
+    PO.ParamExtension = Source.ParamExtension;
     if (TargetStage == ThreadStage::Ptx) {
       Target = ptx::liftPtxText(C, PtxFile.Text, PtxFile.Name, Interface, PO);
     } else {
@@ -399,6 +498,15 @@ private:
   /// Rewrites the LLVM IR where the PTX shows the backend's rewrite (fma
   /// contraction where the contract allows it, division by a constant).
   void relax() {
+    // Exact rules on the PTX side first, so that the LLVM IR's rewrites
+    // see the nodes they produce.
+    unsigned Bypassed = 0;
+    rewriteAll(Target.Thread, rewritingBy(C, [&](const Expr *N) {
+                 const Expr *R = bypassedDivision(C, N);
+                 Bypassed += R != nullptr;
+                 return R;
+               }));
+    BypassedDivisions += Bypassed;
     std::vector<const Expr *> Roots = rootsOf(Target.Thread);
     std::vector<const Expr *> Nodes = postOrder(Roots);
     std::unordered_set<const Expr *> InTarget(Nodes.begin(), Nodes.end());
@@ -412,6 +520,9 @@ private:
     if (Fused)
       R.Relaxations.push_back("fma contraction (" + std::to_string(Fused) +
                               ")");
+    if (BypassedDivisions)
+      R.Relaxations.push_back("rule: 64-bit division by its 32-bit bypass (" +
+                              std::to_string(BypassedDivisions) + ")");
     if (Divisions)
       R.Relaxations.push_back("rule: integer division by a constant as a "
                               "multiply-high (" +
@@ -848,7 +959,7 @@ private:
   LlvmLift Source;
   PtxLift Target;
   std::vector<const Expr *> Assumptions;
-  unsigned Fused = 0, Divisions = 0;
+  unsigned Fused = 0, Divisions = 0, BypassedDivisions = 0;
   PairResult R;
 };
 

@@ -44,6 +44,11 @@ struct LlirToPtxOptions {
   CheckOptions Check;
   /// The kernel was compiled with fp fusion (Triton's enable_fp_fusion).
   bool FpFusion = true;
+  /// The function to check by name: a kernel, or a device function whose
+  /// parameters are symbols and whose return value is written to the
+  /// pseudo buffers "func_retval0[.K]" (ptx::ThreadModel::returnValue).
+  /// Empty: the module's one kernel.
+  std::string Function;
 };
 
 /// Which frontend lifts a file of this pair's machinery.

@@ -28,6 +28,7 @@
 #include <fstream>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 using namespace stagecheck;
@@ -130,7 +131,8 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
                              const std::string &Target,
                              const std::string &Meta,
                              const std::string &InterfaceFrom,
-                             const stages::CheckOptions &Options) {
+                             const stages::CheckOptions &Options,
+                             const std::string &Function = {}) {
   if (From == "sir" && To == "sir")
     return stages::checkRefinement(C, loadEffects(C, Source),
                                    loadEffects(C, Target), Options);
@@ -144,10 +146,11 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
     readFile(Target);
     stages::LlirToPtxOptions O;
     O.Check = Options;
+    O.Function = Function;
     if (!Meta.empty())
       O.FpFusion = bundle::readKernelMetadata(Meta).FpFusion;
     return stages::checkLlirToPtx(C, Source, Target,
-                                  llvmir::inferInterface(Source), O);
+                                  llvmir::inferInterface(Source, Function), O);
   }
   if (From == "ttgir" && To == "llir") {
     readFile(Source);
@@ -190,6 +193,69 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
                    "ptx against itself)");
 }
 
+/// llir -> ptx for every function a module defines, one verdict each
+/// (a problem with one function's input is its verdict `error`, and the
+/// others are still checked); the exit code is the worst verdict's.
+int checkEachFunction(const std::string &Source, const std::string &Target,
+                      const std::string &Meta,
+                      const std::vector<std::pair<std::string, bool>> &Functions,
+                      const stages::CheckOptions &Options,
+                      const std::string &JsonPath) {
+  std::cout << "check " << Source << " -> " << Target << "   "
+            << smt::spelling(Options.Arithmetic) << " ("
+            << smt::meaning(Options.Arithmetic) << "), "
+            << Functions.size() << " functions\n";
+  stages::Verdict All = stages::Verdict::Proved;
+  std::map<stages::Verdict, unsigned> Counts;
+  llvm::json::Array Results;
+  for (const auto &[Name, IsKernel] : Functions) {
+    stages::PairResult R;
+    try {
+      ir::Context C; // symbols of one function never meet another's
+      R = checkPair(C, "llir", "ptx", Source, Target, Meta, "", Options, Name);
+    } catch (const ir::UnsupportedError &E) {
+      R.Kind = stages::Verdict::Unknown;
+      R.Reason = E.what();
+    } catch (const ir::InputError &E) {
+      R.Kind = stages::Verdict::Error;
+      R.Reason = E.what();
+    } catch (const InputError &E) {
+      R.Kind = stages::Verdict::Error;
+      R.Reason = E.what();
+    }
+    std::cout << "\n" << (IsKernel ? "kernel " : "function ") << Name << "\n";
+    if (R.Kind != stages::Verdict::Error)
+      stages::printPairResult(std::cout, R);
+    std::cout << "function " << Name << ": " << stages::spelling(R.Kind);
+    if (R.Kind == stages::Verdict::Proved && R.Bound != "none")
+      std::cout << " within the bound: " << R.Bound;
+    if ((R.Kind == stages::Verdict::Unknown ||
+         R.Kind == stages::Verdict::Error) &&
+        !R.Reason.empty())
+      std::cout << ": " << R.Reason;
+    std::cout << "\n";
+    All = stages::worst(All, R.Kind);
+    ++Counts[R.Kind];
+    if (!JsonPath.empty()) {
+      llvm::json::Value V = tools::checkToJson(Source, Target, R);
+      if (auto *O = V.getAsObject())
+        (*O)["function"] = Name;
+      Results.push_back(std::move(V));
+    }
+  }
+  int Exit = stages::exitCode(All);
+  std::cout << "verdict: " << stages::spelling(All) << "   (";
+  bool First = true;
+  for (const auto &[V, N] : Counts) {
+    std::cout << (First ? "" : ", ") << N << " " << stages::spelling(V);
+    First = false;
+  }
+  std::cout << "; exit " << Exit << ")\n";
+  if (!JsonPath.empty())
+    tools::writeJson(JsonPath, llvm::json::Value(std::move(Results)));
+  return Exit;
+}
+
 int runCheck(int Argc, char **Argv) {
   cxxopts::Options O("stagecheck check",
                      "Checks that the target stage file means what the source "
@@ -209,6 +275,11 @@ int runCheck(int Argc, char **Argv) {
       "llir",
       "for ptx -> ptx: the LLVM IR the kernel's element types come from "
       "(default: SOURCE with the extension .llir)",
+      cxxopts::value<std::string>())(
+      "function",
+      "llir -> ptx: the function to check, a kernel or a device function "
+      "(default: the module's one kernel, else every function it defines, "
+      "one verdict each)",
       cxxopts::value<std::string>())(
       "loop-bound",
       "loops that do not correspond are checked for trip counts up to this",
@@ -238,12 +309,31 @@ int runCheck(int Argc, char **Argv) {
   if (P.count("libdevice"))
     Options.Libdevice = readablePath(P["libdevice"].as<std::string>());
 
+  std::string From = P["from"].as<std::string>(), To = P["to"].as<std::string>();
+  std::string Meta = P.count("meta") ? P["meta"].as<std::string>() : "";
+  std::string Function =
+      P.count("function") ? P["function"].as<std::string>() : "";
+  if (!Function.empty() && !(From == "llir" && To == "ptx"))
+    throw InputError("--function is for llir -> ptx");
+  if (From == "llir" && To == "ptx" && Function.empty()) {
+    readFile(Files[0]);
+    auto Functions = llvmir::definedFunctions(Files[0]);
+    unsigned Kernels = 0;
+    for (const auto &F : Functions)
+      Kernels += F.second;
+    // A module of one kernel is checked as before; any other (LLVM's
+    // codegen tests: device functions) function by function.
+    if (Kernels != 1 || Functions.size() != 1)
+      return checkEachFunction(Files[0], Files[1], Meta, Functions, Options,
+                               P.count("json") ? P["json"].as<std::string>()
+                                               : "");
+  }
+
   ir::Context C;
   stages::PairResult R =
-      checkPair(C, P["from"].as<std::string>(), P["to"].as<std::string>(),
-                Files[0], Files[1],
-                P.count("meta") ? P["meta"].as<std::string>() : "",
-                P.count("llir") ? P["llir"].as<std::string>() : "", Options);
+      checkPair(C, From, To, Files[0], Files[1], Meta,
+                P.count("llir") ? P["llir"].as<std::string>() : "", Options,
+                Function);
 
   std::cout << "check " << Files[0] << " -> " << Files[1] << "   "
             << smt::spelling(Options.Arithmetic) << " ("

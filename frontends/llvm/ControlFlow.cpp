@@ -306,6 +306,39 @@ void FunctionLifter::noteReturn(const Lanes &L) {
   }
 }
 
+void FunctionLifter::finishDeviceFunction() {
+  Out.IsDeviceFunction = true;
+  for (const llvm::Argument &A : F.args())
+    Out.ParamExtension.push_back(A.hasZExtAttr()   ? 'z'
+                                 : A.hasSExtAttr() ? 's'
+                                                   : 0);
+  llvm::Type *T = F.getReturnType();
+  if (T->isVoidTy())
+    return;
+  const llvm::Instruction *Ret = nullptr;
+  for (const llvm::BasicBlock &B : F)
+    if (!Ret && llvm::isa<llvm::ReturnInst>(B.getTerminator()))
+      Ret = B.getTerminator();
+  const llvm::Instruction *Outer = Current;
+  Current = Ret;
+  std::vector<ir::Type> Types = laneTypes(T);
+  std::vector<unsigned> Offsets = laneOffsets(T);
+  // No `ret` on any path: every path is undefined, and what it returns
+  // is poison.
+  if (Out.ReturnValue.empty())
+    for (ir::Type L : Types) {
+      Out.ReturnValue.push_back(C.constant(L, 0));
+      Out.ReturnDefined.push_back(C.falseExpr());
+    }
+  M.setPathCondition(nullptr);
+  for (unsigned K = 0; K < Types.size(); ++K) {
+    Out.ReturnLanes.push_back({Offsets[K], Types[K]});
+    M.returnValue(K, Out.ReturnValue[K], Out.ReturnDefined[K], origin("ret"));
+    Out.WriteLines.push_back(Ret ? Facts.Lines.lookup(Ret) : 0);
+  }
+  Current = Outer;
+}
+
 void FunctionLifter::liftTerminator(const llvm::Instruction &I) {
   const llvm::BasicBlock &B = *I.getParent();
   if (auto *Br = llvm::dyn_cast<llvm::BranchInst>(&I)) {

@@ -65,6 +65,13 @@ public:
                  LlvmLift &Out);
   ~FunctionLifter();
   void run();
+  /// After run(), for a device function (not a kernel) that returns a
+  /// value: each lane of it becomes ThreadModel::returnValue, and
+  /// Out.ReturnLanes / Out.ParamExtension describe the signature.
+  void finishDeviceFunction();
+  /// The byte offset of each lane of a value of type T in memory (the
+  /// DataLayout's), in the order of laneTypes(T).
+  std::vector<unsigned> laneOffsets(llvm::Type *T);
 
   // --- Types and lanes (Values.cpp) ----------------------------------------
   ir::Type scalarType(llvm::Type *T);
@@ -123,6 +130,8 @@ private:
   Lanes constantLanes(const llvm::Constant *K);
   Lane constantScalar(const llvm::Constant *K, ir::Type T);
   Lanes argumentLanes(const llvm::Argument &A);
+  Lanes aggregateArgument(const llvm::Argument &A,
+                          const ir::SourceLocation &Where);
   Lanes globalLanes(const llvm::GlobalVariable &G);
   /// Records I's lanes, and the latest value of a loop's live-out.
   void define(const llvm::Instruction &I, Lanes L);

@@ -355,7 +355,10 @@ LlvmLift liftLlvmText(Context &C, std::string_view Text,
     M.setConcreteThreadId(*O.ThreadId);
   M.setExchangePrefix(O.ExchangePrefix);
   LlvmLift Out;
-  FunctionLifter(C, M, F, Facts, O, Out).run();
+  FunctionLifter Lifter(C, M, F, Facts, O, Out);
+  Lifter.run();
+  if (!isKernel(F))
+    Lifter.finishDeviceFunction();
   Out.Thread = M.finish();
   return Out;
 }
@@ -396,7 +399,10 @@ LlvmLift LlvmModule::lift(Context &C, const KernelInterface &Interface,
     M.setConcreteThreadId(*O.ThreadId);
   M.setExchangePrefix(O.ExchangePrefix);
   LlvmLift Out;
-  FunctionLifter(C, M, F, Facts, O, Out).run();
+  FunctionLifter Lifter(C, M, F, Facts, O, Out);
+  Lifter.run();
+  if (!isKernel(F))
+    Lifter.finishDeviceFunction();
   Out.Thread = M.finish();
   return Out;
 }
@@ -433,6 +439,20 @@ bool interfaceType(llvm::Type *T, Type &Out) {
     Out = Type::f64();
   else
     return false;
+  return true;
+}
+
+/// A vector or aggregate of up to 64 bits (a device function's parameter)
+/// is passed as the integer of its bytes.
+bool packedType(llvm::Type *T, const llvm::DataLayout &Layout, Type &Out) {
+  if (!T->isVectorTy() && !T->isAggregateType())
+    return false;
+  if (!T->isSized() || llvm::isa<llvm::ScalableVectorType>(T))
+    return false;
+  uint64_t Bytes = Layout.getTypeAllocSize(T).getFixedValue();
+  if (Bytes == 0 || Bytes > 8)
+    return false;
+  Out = Type::i(unsigned(Bytes * 8));
   return true;
 }
 
@@ -476,6 +496,17 @@ std::unique_ptr<LlvmModule> LlvmModule::readFile(const std::string &Path) {
   return fromText(llvmir::readFile(Path), Path);
 }
 
+std::vector<std::pair<std::string, bool>>
+definedFunctions(const std::string &Path) {
+  std::string Text = readFile(Path);
+  ParsedModule P = parse(Text, Path);
+  std::vector<std::pair<std::string, bool>> Out;
+  for (const llvm::Function &F : *P.Module)
+    if (!F.isDeclaration() && !F.isIntrinsic())
+      Out.push_back({F.getName().str(), isKernel(F)});
+  return Out;
+}
+
 int reflectFtzOf(const std::string &LlirPath) {
   std::string Text = readFile(LlirPath);
   ParsedModule P = parse(Text, LlirPath);
@@ -502,7 +533,9 @@ KernelInterface inferInterface(const std::string &Path,
     Param.IsPointer = A.getType()->isPointerTy();
     if (Param.IsPointer)
       Param.Element = pointeeType(A);
-    else if (!interfaceType(A.getType(), Param.Element))
+    else if (!interfaceType(A.getType(), Param.Element) &&
+             !packedType(A.getType(), P.Module->getDataLayout(),
+                         Param.Element))
       throw UnsupportedError({Path, 0, 0}, "kernel parameter " + Param.Name +
                                                " of a type "
                                                "that is not a scalar");

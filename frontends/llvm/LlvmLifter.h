@@ -34,6 +34,11 @@
 //    its dominator's condition); a loop is unrolled while its back edge
 //    folds (up to MaxUnroll iterations), else to LoopBound iterations with
 //    the assumption that it has exited by then, stated in Bounds.
+//  - a device function (a function that is not a kernel, named in
+//    LlvmLiftOptions::Kernel) is lifted as a thread that takes its
+//    parameters as symbols and writes what it returns to the pseudo
+//    buffers "func_retval0[.K]", one per lane; a vector or aggregate
+//    parameter up to 64 bits is one integer symbol of its bytes.
 // Fast-math flags are recorded (LlvmLift::FastMath) for the checker's
 // relaxations, and fusable pairs in LlvmLift::Contractible.
 //
@@ -118,6 +123,15 @@ struct LlvmLift {
   /// A function that returns a value (liftFunction): its lanes and their
   /// definedness, merged over the paths that return.
   std::vector<const ir::Expr *> ReturnValue, ReturnDefined;
+  /// A device function (a function that is not a kernel, lifted by naming
+  /// it in LlvmLiftOptions::Kernel): what it returns is also written, lane
+  /// by lane, to the pseudo buffers "func_retval0[.K]"
+  /// (ptx::ThreadModel::returnValue); these are each lane's byte offset in
+  /// the return value's memory layout and its type, and per parameter its
+  /// zeroext ('z') / signext ('s') mark (0 for none). Empty for kernels.
+  std::vector<std::pair<unsigned, ir::Type>> ReturnLanes;
+  std::vector<char> ParamExtension;
+  bool IsDeviceFunction = false;
 };
 
 /// Reads and lifts a .llir file. A file that does not parse throws
@@ -188,6 +202,12 @@ private:
   std::unique_ptr<Impl> P;
 };
 
+/// The functions a module defines, in order (kernels and device
+/// functions; declarations and intrinsics excluded), and whether each is a
+/// kernel. Throws as liftLlvmFile does.
+std::vector<std::pair<std::string, bool>>
+definedFunctions(const std::string &Path);
+
 /// The nvvm-reflect-ftz module flag of a .llir file (0 when absent).
 int reflectFtzOf(const std::string &LlirPath);
 
@@ -196,7 +216,8 @@ int reflectFtzOf(const std::string &LlirPath);
 /// a pointer, with the element type of the getelementptrs that index it
 /// (i8 when none or several; i8 getelementptrs, LLVM's folded byte
 /// offsets, do not count against another type); scalars get their LLVM
-/// type. The trailing scratch pointers count as parameters.
+/// type; a vector or aggregate (a device function's) up to 64 bits is the
+/// integer of its bytes. The trailing scratch pointers count as parameters.
 ir::KernelInterface inferInterface(const std::string &Path,
                                    const std::string &Kernel = {});
 

@@ -154,15 +154,69 @@ Lanes FunctionLifter::argumentLanes(const llvm::Argument &A) {
                                 F.getName().str() + " is " +
                                 (IsPointer ? "a pointer" : "a scalar") +
                                 " in the LLVM IR but not in the interface");
-  Type T = scalarType(A.getType());
   if (A.getType()->isVectorTy() || A.getType()->isAggregateType())
-    unsupported("parameter of type " + printed(A.getType()));
+    return aggregateArgument(A, Where);
+  Type T = scalarType(A.getType());
   if (IsPointer) {
     if (A.getType()->getPointerAddressSpace() == 3)
       unsupported("shared-memory pointer parameter");
     return {defined(M.parameter(K, T.bits(), Where))};
   }
   return {defined(M.fromBits(M.parameter(K, T.bits(), Where), T))};
+}
+
+/// A vector or aggregate parameter (of a device function): one integer
+/// parameter of its bytes, cut into lanes at their memory offsets.
+Lanes FunctionLifter::aggregateArgument(const llvm::Argument &A,
+                                        const SourceLocation &Where) {
+  unsigned Bytes = unsigned(Facts.Layout->getTypeAllocSize(A.getType()));
+  const KernelInterface &I = M.interface();
+  unsigned K = A.getArgNo();
+  if (Bytes > 8 || K >= I.Params.size() || I.Params[K].IsPointer ||
+      I.Params[K].Element.isFloat() || I.Params[K].Element.bits() != Bytes * 8)
+    unsupported("parameter of type " + printed(A.getType()));
+  const Expr *Raw = M.parameter(K, Bytes * 8, Where);
+  std::vector<Type> Types = laneTypes(A.getType());
+  std::vector<unsigned> Offsets = laneOffsets(A.getType());
+  Lanes L;
+  for (size_t J = 0; J < Types.size(); ++J) {
+    const Expr *Bits = Raw;
+    if (Offsets[J])
+      Bits = C.binary(Op::LShr, Bits, C.constant(Bits->type(), Offsets[J] * 8));
+    Bits = C.zextOrTrunc(Bits, Type::i(Types[J].bits()));
+    L.push_back(defined(Types[J].isBool() ? Bits : M.fromBits(Bits, Types[J])));
+  }
+  return L;
+}
+
+std::vector<unsigned> FunctionLifter::laneOffsets(llvm::Type *T) {
+  if (auto *V = llvm::dyn_cast<llvm::FixedVectorType>(T)) {
+    unsigned Bits = scalarType(V->getElementType()).bits();
+    if (Bits % 8)
+      unsupported("vector of " + printed(V->getElementType()) +
+                  " in memory or at a call boundary");
+    std::vector<unsigned> Out;
+    for (unsigned K = 0; K < V->getNumElements(); ++K)
+      Out.push_back(K * Bits / 8);
+    return Out;
+  }
+  if (auto *S = llvm::dyn_cast<llvm::StructType>(T)) {
+    const llvm::StructLayout *Layout = Facts.Layout->getStructLayout(S);
+    std::vector<unsigned> Out;
+    for (unsigned K = 0; K < S->getNumElements(); ++K)
+      for (unsigned O : laneOffsets(S->getElementType(K)))
+        Out.push_back(unsigned(Layout->getElementOffset(K)) + O);
+    return Out;
+  }
+  if (auto *A = llvm::dyn_cast<llvm::ArrayType>(T)) {
+    unsigned Size = unsigned(Facts.Layout->getTypeAllocSize(A->getElementType()));
+    std::vector<unsigned> Element = laneOffsets(A->getElementType()), Out;
+    for (uint64_t K = 0; K < A->getNumElements(); ++K)
+      for (unsigned O : Element)
+        Out.push_back(unsigned(K) * Size + O);
+    return Out;
+  }
+  return {0};
 }
 
 Lanes FunctionLifter::globalLanes(const llvm::GlobalVariable &G) {

@@ -77,8 +77,10 @@ done <"$tmp/launches"
 echo "llc's PTX: $proved of $total corpus kernels proved, $fails unexpected"
 
 # Codegen cases in the manner of LLVM's NVPTX tests (llc/*.ll: arithmetic,
-# fma, cvt, setp/selp, ld/st), compiled without fp fusion: only the
-# contractions the IR marks are allowed. Each file says its verdict.
+# fma, cvt, setp/selp, ld/st, device functions), compiled without fp
+# fusion: only the contractions the IR marks are allowed. Each file says its
+# verdict; a mutant also says, as "; mutate: SED-EXPRESSION", how its PTX
+# is damaged after llc wrote it.
 echo '{"enable_fp_fusion": false}' >"$tmp/strict.json"
 cases=0
 for ll in "$here"/llc/*.ll; do
@@ -90,6 +92,16 @@ for ll in "$here"/llc/*.ll; do
     echo "FAIL: llc/$name: llc does not compile it: $(head -3 "$tmp/llc.err")"
     fails=$((fails + 1))
     continue
+  fi
+  mutate=$(sed -n 's/^; mutate: //p' "$ll" | head -1)
+  if [[ -n $mutate ]]; then
+    sed -e "$mutate" "$ptx" >"$ptx.mutant"
+    if cmp -s "$ptx" "$ptx.mutant"; then
+      echo "FAIL: llc/$name: the mutation '$mutate' changes nothing"
+      fails=$((fails + 1))
+      continue
+    fi
+    mv "$ptx.mutant" "$ptx"
   fi
   "$stagecheck" check --from llir "$ll" --to ptx "$ptx" --meta "$tmp/strict.json" >"$tmp/out" 2>&1
   got=$(sed -n 's/^verdict: \([a-z]*\).*/\1/p' "$tmp/out" | head -1)
