@@ -6,6 +6,7 @@
 #include "ptx_lifter/PtxLifter.h"
 #include "smt/Solver.h"
 #include "stages/CaseSplit.h"
+#include "stages/Falsify.h"
 #include "stages/IntegerDivision.h"
 #include "stages/Sweep.h"
 
@@ -685,6 +686,11 @@ private:
                                  std::to_string(Common) + ": " + QR.Reason,
                              since(Start), QR.DumpedTo});
         if (QR.Kind == smt::Outcome::Unknown) {
+          // A query the solver could not finish may still have an input
+          // any test finds (an add turned into a sub): a replayed one is a
+          // counterexample whatever the solver said.
+          if (std::optional<Env> Found = testExchange(Defined, Violation))
+            return replayExchange(*Found);
           R.Kind = Verdict::Unknown;
           R.Reason = "communication: exchange " + std::to_string(I + 1) + ": " +
                      QR.Reason;
@@ -705,6 +711,29 @@ private:
                      : ""),
          since(Start), ""});
     return true;
+  }
+
+  /// An input, found by random testing, under which the assumptions hold,
+  /// the LLVM IR is defined and the exchange differs; first from scratch,
+  /// then starting from a model of the assumptions alone (launch sizes).
+  std::optional<Env> testExchange(const Expr *Defined, const Expr *Violation) {
+    const Expr *Assumed = C.trueExpr();
+    for (const Expr *A : Assumptions)
+      Assumed = C.andOf(Assumed, A);
+    const Expr *All = C.andOf(Assumed, C.andOf(Defined, Violation));
+    FalsifyOptions F;
+    F.Deadline = Clock::now() + std::chrono::seconds(5);
+    if (std::optional<Env> Found = falsify(All, F))
+      return Found;
+    smt::SolverOptions Quick = Options.Check.Solver;
+    Quick.TimeoutMs = std::min(Quick.TimeoutMs, 2000u);
+    smt::QueryResult M =
+        smt::solve({"assumptions", Assumed, {}, smt::Mode::IEEE}, Quick);
+    if (M.Kind != smt::Outcome::Counterexample)
+      return std::nullopt;
+    F.Base = M.Model;
+    F.Deadline = Clock::now() + std::chrono::seconds(5);
+    return falsify(All, F);
   }
 
   /// Exchange I was proved alike: wherever the LLVM IR is defined and the
@@ -836,6 +865,7 @@ private:
         X.Explanation = "exchange " + std::to_string(K) + " (" + S[K].Kind +
                         ") differs: " + Why;
         exchangeNotes(K, X);
+        nameDeparture(X, K);
         fail(std::move(X));
         return false;
       }
@@ -871,7 +901,10 @@ private:
   /// nodes the failing buffer's writes depend on that the LLVM IR never
   /// builds, the first (by PTX line) whose value under the counterexample
   /// no LLVM IR node of the same type has; else the PTX store.
-  void nameDeparture(Counterexample &X) {
+  /// With AtExchange, the operands and guard of that exchange are what
+  /// failed, and anything the LLVM IR computes counts as known.
+  void nameDeparture(Counterexample &X,
+                     std::optional<size_t> AtExchange = std::nullopt) {
     std::vector<const Expr *> TargetRoots, SourceRoots;
     auto Collect = [&](const ThreadEffects &T, std::vector<const Expr *> &Out) {
       for (const Write &W : T.Effects.Writes)
@@ -884,8 +917,16 @@ private:
         if (X.Buffer.empty() || A.Buffer == X.Buffer)
           Out.insert(Out.end(), {A.Guard, A.Index, A.Value});
     };
-    Collect(Target.Thread, TargetRoots);
-    Collect(Source.Thread, SourceRoots);
+    if (AtExchange) {
+      const Exchange &T = Target.Thread.Exchanges[*AtExchange];
+      TargetRoots.push_back(T.Guard);
+      TargetRoots.insert(TargetRoots.end(), T.Operands.begin(),
+                         T.Operands.end());
+      SourceRoots = rootsOf(Source.Thread);
+    } else {
+      Collect(Target.Thread, TargetRoots);
+      Collect(Source.Thread, SourceRoots);
+    }
     std::vector<const Expr *> SourceNodes = postOrder(SourceRoots);
     std::unordered_set<const Expr *> InSource(SourceNodes.begin(),
                                               SourceNodes.end());
@@ -934,6 +975,8 @@ private:
                                  Best->Instruction, Best->Source));
       return;
     }
+    if (AtExchange)
+      return; // the exchange's own lines are named already
     // No PTX value is new: the store itself (its guard, place or order).
     const auto &W = Target.Thread.Effects.Writes;
     for (size_t K = 0; K < W.size(); ++K)
