@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <unordered_set>
 
 using namespace stagecheck::ir;
 
@@ -19,10 +20,21 @@ namespace stagecheck::stages {
 bool isLaunchTerm(const Expr *E, std::unordered_map<const Expr *, bool> &Cache) {
   if (auto It = Cache.find(E); It != Cache.end())
     return It->second;
-  const Expr *Roots[] = {E};
-  for (const Expr *N : postOrder(Roots)) {
+  // Post order over the nodes not decided yet (a decided node's operands
+  // are decided too): each node is looked at once per cache.
+  std::vector<std::pair<const Expr *, bool>> Work = {{E, false}};
+  while (!Work.empty()) {
+    auto [N, Expanded] = Work.back();
+    Work.pop_back();
     if (Cache.count(N))
       continue;
+    if (!Expanded) {
+      Work.push_back({N, true});
+      for (const Expr *O : N->operands())
+        if (!Cache.count(O))
+          Work.push_back({O, false});
+      continue;
+    }
     bool L = N->type().isInt();
     switch (N->op()) {
     case Op::Const:
@@ -66,6 +78,23 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
     }
     return true;
   };
+  // Divisibility assumptions (srem(x, D) == 0) are met by construction.
+  auto Divisible = [&](Env &E) {
+    for (const Expr *A : Assumptions) {
+      if (A->op() != Op::ICmp || A->icmpPredicate() != ICmpPredicate::Eq)
+        continue;
+      const Expr *L = A->operand(0), *R = A->operand(1);
+      if (L->isConst())
+        std::swap(L, R);
+      if (!R->isConst() || R->constBits() != 0 || L->op() != Op::SRem ||
+          L->operand(0)->op() != Op::Symbol || !L->operand(1)->isConst())
+        continue;
+      const Expr *X = L->operand(0);
+      uint64_t D = L->operand(1)->constBits();
+      if (const Value *V = E.symbol(X->name()); V && D)
+        E.setSymbol(X->name(), Value::ofBits(X->type(), V->Bits / D * D));
+    }
+  };
   for (unsigned Try = 0; Try < 96 && Out.size() < 8; ++Try) {
     Env E;
     // The first programs, where masks differ, then any.
@@ -85,21 +114,7 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
         V = 0; // the shared base and other addresses: a valid small one
       E.setSymbol(S->name(), Value::ofBits(S->type(), V));
     }
-    // Divisibility assumptions (srem(x, D) == 0) are met by construction.
-    for (const Expr *A : Assumptions) {
-      if (A->op() != Op::ICmp || A->icmpPredicate() != ICmpPredicate::Eq)
-        continue;
-      const Expr *L = A->operand(0), *R = A->operand(1);
-      if (L->isConst())
-        std::swap(L, R);
-      if (!R->isConst() || R->constBits() != 0 || L->op() != Op::SRem ||
-          L->operand(0)->op() != Op::Symbol || !L->operand(1)->isConst())
-        continue;
-      const Expr *X = L->operand(0);
-      uint64_t D = L->operand(1)->constBits();
-      if (const Value *V = E.symbol(X->name()); V && D)
-        E.setSymbol(X->name(), Value::ofBits(X->type(), V->Bits / D * D));
-    }
+    Divisible(E);
     if (Accept(E))
       Out.push_back(E);
   }
@@ -119,12 +134,26 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
         if (!Base.symbol(S->name()))
           Base.setSymbol(S->name(), Value::ofBits(S->type(), 0));
       Out.push_back(Base);
-      for (unsigned Try = 0; Try < 64 && Out.size() < 6; ++Try) {
+      // Symbols no assumption mentions are drawn anew (a stride the
+      // model happened to make 0 would make many terms look alike); the
+      // others move a little from the model.
+      std::set<const Expr *> Constrained;
+      const Expr *Mentioned[] = {All};
+      for (const Expr *N : postOrder(Mentioned))
+        if (N->op() == Op::Symbol)
+          Constrained.insert(N);
+      for (unsigned Try = 0; Try < 256 && Out.size() < 8; ++Try) {
         Env E = Base;
-        const Expr *S = Symbols[Rng() % Symbols.size()];
-        E.setSymbol(S->name(), Value::ofBits(S->type(),
-                                             Base.symbol(S->name())->Bits +
-                                                 1 + Rng() % 8));
+        for (const Expr *S : Symbols) {
+          uint64_t V = Base.symbol(S->name())->Bits;
+          if (!Constrained.count(S) && S->role() == SymbolRole::Param)
+            V = Try % 2 ? Rng() : Rng() % (Try % 4 == 0 ? 16 : 4096);
+          else if (Constrained.count(S) && Rng() % 2 == 0)
+            V += (Rng() % (uint64_t(1) << (1 + Rng() % 10))) *
+                 (Rng() % 2 ? 1 : uint64_t(0) - 1);
+          E.setSymbol(S->name(), Value::ofBits(S->type(), V));
+        }
+        Divisible(E);
         if (Accept(E))
           Out.push_back(E);
       }
@@ -233,19 +262,34 @@ void noteContexts(Context &C, const std::vector<UnifyRoot> &Roots,
   std::map<const Expr *, std::vector<const Expr *>> ByContext;
   for (const UnifyRoot &R : Roots)
     ByContext[R.Context].push_back(R.E);
+  // A node that matters everywhere (reached from a root that matters
+  // everywhere, or from more than 9 contexts) has operands that do too:
+  // the walks below do not enter it again. The null context sorts first.
   std::unordered_map<const Expr *, unsigned> Count;
-  for (const auto &[Ctx, Es] : ByContext)
-    for (const Expr *N : postOrder(Es)) {
+  std::unordered_set<const Expr *> Everywhere;
+  for (const auto &[Ctx, Es] : ByContext) {
+    std::unordered_set<const Expr *> Seen;
+    std::vector<const Expr *> Work(Es.begin(), Es.end());
+    while (!Work.empty()) {
+      const Expr *N = Work.back();
+      Work.pop_back();
+      if (Everywhere.count(N) || !Seen.insert(N).second)
+        continue;
+      for (const Expr *O : N->operands())
+        Work.push_back(O);
+      if (!Ctx || ++Count[N] > 9)
+        Everywhere.insert(N);
       if (N->numOperands() == 0 || !isLaunchTerm(N, Launch))
         continue;
       auto [It, New] = Where.emplace(N, Ctx);
       if (New || !It->second)
         continue;
-      if (!Ctx || ++Count[N] > 8)
+      if (!Ctx || Count[N] > 9)
         It->second = nullptr;
       else
         It->second = C.orOf(It->second, Ctx);
     }
+  }
 }
 
 Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoots,
@@ -762,17 +806,103 @@ void addends(const Expr *E, std::vector<const Expr *> &Out) {
   }
 }
 
+/// An upper bound on the bits E needs as a signed integer (its value lies
+/// in [-2^(b-1), 2^(b-1))), from the widths it was extended from and the
+/// constants it is scaled by; the width of its type when nothing is known.
+unsigned signedBits(const Expr *E, unsigned Depth = 0) {
+  unsigned Full = E->type().bits();
+  auto Cap = [&](unsigned B) { return std::min(B, Full); };
+  if (E->isConst()) {
+    int64_t V = Value::ofBits(E->type(), E->constBits()).asSigned();
+    unsigned B = 1;
+    while (B < 64 && (V < -(int64_t(1) << (B - 1)) ||
+                      V >= (int64_t(1) << (B - 1))))
+      ++B;
+    return Cap(B);
+  }
+  if (Depth > 12)
+    return Full;
+  switch (E->op()) {
+  case Op::SExt:
+    return Cap(signedBits(E->operand(0), Depth + 1));
+  case Op::Add:
+  case Op::Sub:
+    return Cap(std::max(signedBits(E->operand(0), Depth + 1),
+                        signedBits(E->operand(1), Depth + 1)) +
+               1);
+  case Op::Mul:
+    return Cap(signedBits(E->operand(0), Depth + 1) +
+               signedBits(E->operand(1), Depth + 1));
+  case Op::Shl:
+    if (E->operand(1)->isConst() && E->operand(1)->constBits() < Full)
+      return Cap(signedBits(E->operand(0), Depth + 1) +
+                 unsigned(E->operand(1)->constBits()));
+    return Full;
+  default:
+    return Full;
+  }
+}
+
+/// X / 2^K when X is a sum of terms that are each a multiple of 2^K (a
+/// constant, a product with such a constant, a shift by at least K) and
+/// no term or partial sum wraps around (signedBits); nullptr otherwise.
+/// The lowering scales an element index to bytes and back:
+/// ashr(4 * sext(i) + 8, 2) is sext(i) + 2.
+const Expr *exactQuotient(Context &C, const Expr *X, unsigned K) {
+  Type T = X->type();
+  if (K == 0 || K >= T.bits() || signedBits(X) >= T.bits())
+    return nullptr;
+  std::vector<const Expr *> Terms;
+  addends(X, Terms);
+  const Expr *Sum = nullptr;
+  uint64_t Low = (uint64_t(1) << K) - 1;
+  for (const Expr *Term : Terms) {
+    const Expr *Q = nullptr;
+    if (Term->isConst() && (Term->constBits() & Low) == 0) {
+      Q = C.constant(T, uint64_t(Value::ofBits(T, Term->constBits()).asSigned() >>
+                                 K));
+    } else if (Term->op() == Op::Mul) {
+      const Expr *F = Term->operand(0), *Y = Term->operand(1);
+      if (!F->isConst())
+        std::swap(F, Y);
+      if (F->isConst() && (F->constBits() & Low) == 0)
+        Q = C.mul(C.constant(T, uint64_t(Value::ofBits(T, F->constBits())
+                                             .asSigned() >>
+                                         K)),
+                  Y);
+    } else if (Term->op() == Op::Shl && Term->operand(1)->isConst() &&
+               Term->operand(1)->constBits() >= K &&
+               Term->operand(1)->constBits() < T.bits()) {
+      Q = C.binary(Op::Shl, Term->operand(0),
+                   C.constant(T, Term->operand(1)->constBits() - K));
+    }
+    if (!Q)
+      return nullptr;
+    Sum = Sum ? C.add(Sum, Q) : Q;
+  }
+  return Sum;
+}
+
 /// Integer identities of wrapping arithmetic that the lowering of floor
 /// division and remainder spells either way:
 ///   x - (x sdiv c) * c        = x srem c         (c a non-zero constant)
 ///   select(b, a + -1, a)      = a + sext(b)
 ///   select(b, a, a + -1)      = a + sext(!b)
 ///   a chain of adds           = its addends, sorted, added left to right
+///   ashr(x, k)                = x / 2^k   (x a sum of multiples of 2^k that
+///                                          does not wrap: exactQuotient)
 const Expr *Canonicalizer::integerRewrite(const Expr *E,
                                           const std::vector<const Expr *> &Ops) {
   if (!E->type().isInt())
     return nullptr;
   Type T = E->type();
+  if (E->op() == Op::AShr && Ops[1]->isConst() && Ops[1]->constBits() < T.bits())
+    if (const Expr *Q = exactQuotient(C, Ops[0], unsigned(Ops[1]->constBits()))) {
+      if (Q->op() != Op::Add)
+        return Q;
+      const Expr *Flat = integerRewrite(Q, {Q->operand(0), Q->operand(1)});
+      return Flat ? Flat : Q;
+    }
   auto IsMinusOne = [&](const Expr *X) {
     return X->isConst() && X->constBits() == Value::mask(T.bits());
   };
@@ -806,23 +936,54 @@ const Expr *Canonicalizer::integerRewrite(const Expr *E,
     std::vector<const Expr *> Leaves;
     addends(Ops[0], Leaves);
     addends(Ops[1], Leaves);
-    if (Leaves.size() < 3)
+    // Like terms collected (c*t + t = (c+1)*t, mod 2^n): an induction
+    // variable stepped twice, (i + s) + s, is i + 2*s.
+    uint64_t Constant = 0;
+    std::map<uint64_t, std::pair<const Expr *, uint64_t>> Terms; // by id
+    for (const Expr *L : Leaves) {
+      if (L->isConst()) {
+        Constant += L->constBits();
+        continue;
+      }
+      const Expr *Term = L;
+      uint64_t Factor = 1;
+      if (L->op() == Op::Mul && (L->operand(0)->isConst() || L->operand(1)->isConst())) {
+        bool First = L->operand(0)->isConst();
+        Factor = L->operand(First ? 0 : 1)->constBits();
+        Term = L->operand(First ? 1 : 0);
+      }
+      auto [It, New] = Terms.try_emplace(Term->id(), Term, 0);
+      It->second.second += Factor;
+    }
+    size_t Distinct = Terms.size() + (Constant != 0);
+    if (Leaves.size() < 3 && Distinct == Leaves.size())
       return nullptr;
-    std::stable_sort(Leaves.begin(), Leaves.end(),
-                     [](const Expr *A, const Expr *B) {
-                       if (A->isConst() != B->isConst())
-                         return A->isConst();
-                       return A->id() < B->id();
-                     });
-    const Expr *Sum = Leaves[0];
-    for (size_t K = 1; K < Leaves.size(); ++K)
-      Sum = C.add(Sum, Leaves[K]);
-    return Sum;
+    const Expr *Sum = nullptr;
+    if ((Constant & Value::mask(T.bits())) != 0)
+      Sum = C.constant(T, Constant);
+    for (const auto &[Id, TermFactor] : Terms) {
+      auto [Term, Factor] = TermFactor;
+      Factor &= Value::mask(T.bits());
+      if (Factor == 0)
+        continue;
+      const Expr *Part =
+          Factor == 1 ? Term : C.mul(Term, C.constant(T, Factor));
+      Sum = Sum ? C.add(Sum, Part) : Part;
+    }
+    return Sum ? Sum : C.constant(T, 0);
   }
   return nullptr;
 }
 
 const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops) {
+  if (IntegerOnly) {
+    // Sums and exact quotients only: the other rules wait for the
+    // substitution, whose replacements they shape.
+    if ((E->op() == Op::Add || E->op() == Op::AShr) && E->type().isInt())
+      if (const Expr *R = integerRewrite(E, Ops))
+        return R;
+    return rebuild(E, Ops);
+  }
   if (E->op() == Op::Or && E->type().isBool())
     for (unsigned K = 0; K < 2; ++K)
       if (const Expr *U = unorderedOf(C, Ops[K], Ops[1 - K]))

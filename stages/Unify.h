@@ -89,6 +89,13 @@ private:
 class Canonicalizer {
 public:
   explicit Canonicalizer(ir::Context &C) : C(C), Under(C) {}
+  /// Only the integer identities (integerRewrite), everything else rebuilt
+  /// as it is: launch arithmetic in one spelling before it is unified.
+  static Canonicalizer integerOnly(ir::Context &C) {
+    Canonicalizer K(C);
+    K.IntegerOnly = true;
+    return K;
+  }
   /// E with Map's terms replaced, then in canonical form.
   const ir::Expr *
   operator()(const ir::Expr *E,
@@ -99,6 +106,7 @@ private:
   GuardSimplifier Under;
   std::unordered_map<const ir::Expr *, const ir::Expr *> Done;
   std::set<const ir::Expr *> InProgress;
+  bool IntegerOnly = false;
   const ir::Expr *rewrite(const ir::Expr *E, std::vector<const ir::Expr *> Ops);
   const ir::Expr *integerRewrite(const ir::Expr *E,
                                  const std::vector<const ir::Expr *> &Ops);

@@ -393,6 +393,27 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   for (size_t K = 0; K < Cta.Effects.Writes.size(); ++K)
     T.push_back({Cta.Effects.Writes[K], Cta.WriteThread[K], Cta.WriteLines[K]});
 
+  std::vector<UndefinedBehavior> TargetUndefined = Cta.Effects.Undefined;
+  // Both sides' integer arithmetic in canonical form first: launch
+  // arithmetic that then has one spelling needs no proof below.
+  std::unordered_map<const Expr *, const Expr *> Lifted; // canonical -> lifted
+  {
+    Canonicalizer Pre = Canonicalizer::integerOnly(C);
+    static const std::unordered_map<const Expr *, const Expr *> NoMap;
+    auto Canonical = [&](const Expr *&E) {
+      const Expr *R = Pre(E, NoMap);
+      Lifted.emplace(R, E);
+      E = R;
+    };
+    for (std::vector<Side> *Sides : {&S, &T})
+      for (Side &X : *Sides)
+        for (const Expr **E : {&X.W.Guard, &X.W.Index, &X.W.Value, &X.W.Defined})
+          Canonical(*E);
+    for (std::vector<UndefinedBehavior> *Ubs :
+         {&Source.Undefined, &TargetUndefined})
+      for (UndefinedBehavior &Ub : *Ubs)
+        Canonical(Ub.Condition);
+  }
   // Launch arithmetic the two sides spell differently, proved equal.
   // A write's place and value matter only where its guard holds.
   std::vector<UnifyRoot> SourceRoots, TargetRoots;
@@ -405,15 +426,15 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
     }
   for (const UndefinedBehavior &Ub : Source.Undefined)
     SourceRoots.push_back({Ub.Condition, nullptr});
-  for (const UndefinedBehavior &Ub : Cta.Effects.Undefined)
+  for (const UndefinedBehavior &Ub : TargetUndefined)
     TargetRoots.push_back({Ub.Condition, nullptr});
   Unification U =
       unifyLaunchTerms(C, SourceRoots, TargetRoots, Assumptions, O.Check.Solver);
   Canonicalizer Canon(C);
-  std::unordered_map<const Expr *, const Expr *> Lifted; // canonical -> lifted
   auto Canonical = [&](const Expr *E) {
     const Expr *R = Canon(E, U.Map);
-    Lifted.emplace(R, E);
+    auto It = Lifted.find(E);
+    Lifted.emplace(R, It != Lifted.end() ? It->second : E);
     return R;
   };
   for (std::vector<Side> *Sides : {&S, &T})
@@ -502,7 +523,7 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
     Ub.Condition = Canonical(Ub.Condition);
     PairedSource.Undefined.push_back(Ub);
   }
-  for (UndefinedBehavior Ub : Cta.Effects.Undefined) {
+  for (UndefinedBehavior Ub : TargetUndefined) {
     Ub.Condition = Canonical(Ub.Condition);
     if (!Ub.Condition->isFalse())
       PairedTarget.Undefined.push_back(Ub);
@@ -516,8 +537,10 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
       if (PS[K].W.Guard == PT[K].W.Guard && PS[K].W.Value == PT[K].W.Value &&
           PS[K].W.Index == PT[K].W.Index && PT[K].W.Defined->isTrue())
         continue;
+      if (PS[K].W.Guard->isFalse())
+        continue;
       ++Shown;
-      std::cerr << "pair " << K << "\n S guard " << printExpr(PS[K].W.Guard)
+      std::cerr << CaseName << "pair " << K << "\n S guard " << printExpr(PS[K].W.Guard)
                 << "\n T guard " << printExpr(PT[K].W.Guard) << "\n S index "
                 << printExpr(PS[K].W.Index) << "\n T index "
                 << printExpr(PT[K].W.Index) << "\n S value "
