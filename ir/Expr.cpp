@@ -764,6 +764,24 @@ const Expr *Context::fold(Op O, Type T, std::span<const Expr *const> Ops,
   return foldIdentity(*this, O, Ops, T, Attr);
 }
 
+const Expr *Context::withOperands(const Expr *E,
+                                  std::span<const Expr *const> Operands) {
+  if (std::equal(Operands.begin(), Operands.end(), E->operands().begin(),
+                 E->operands().end()))
+    return E;
+  switch (E->op()) {
+  case Op::Const:
+  case Op::Symbol:
+    return E;
+  case Op::Read:
+    return read(E->name(), E->type(), Operands[0]);
+  case Op::Call:
+    return call(E->name(), E->type(), Operands);
+  default:
+    return make(E->op(), Operands, E->rawAttribute(), E->type());
+  }
+}
+
 const Expr *Context::make(Op O, std::span<const Expr *const> Operands,
                           uint8_t Attr, Type Result, std::string_view Name) {
   for (const Expr *E : Operands)

@@ -168,6 +168,10 @@ public:
   const Expr *make(Op O, std::span<const Expr *const> Operands,
                    uint8_t Attr = 0, Type Result = Type::boolean(),
                    std::string_view Name = {});
+  /// E with its operands replaced by Operands (E itself when they are the
+  /// same): the rewriting passes' one way to rebuild a node.
+  const Expr *withOperands(const Expr *E,
+                           std::span<const Expr *const> Operands);
 
   // Convenience builders.
   const Expr *binary(Op O, const Expr *A, const Expr *B) {

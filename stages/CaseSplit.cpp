@@ -43,21 +43,6 @@ bool isBooleanConnective(const Expr *N) {
   }
 }
 
-const Expr *rebuild(Context &C, const Expr *E,
-                    const std::vector<const Expr *> &Ops) {
-  switch (E->op()) {
-  case Op::Const:
-  case Op::Symbol:
-    return E;
-  case Op::Read:
-    return C.read(E->name(), E->type(), Ops[0]);
-  case Op::Call:
-    return C.call(E->name(), E->type(), Ops);
-  default:
-    return C.make(E->op(), Ops, E->rawAttribute(), E->type());
-  }
-}
-
 class Splitter {
 public:
   Splitter(Context &C, const smt::Query &Q, const smt::SolverOptions &S,
@@ -204,7 +189,7 @@ const Expr *substitute(Context &C, const Expr *E, const Expr *Atom,
       Ops.push_back(Memo.at(O));
       Same &= Ops.back() == O;
     }
-    Memo[N] = Same ? N : rebuild(C, N, Ops);
+    Memo[N] = Same ? N : C.withOperands(N, Ops);
   }
   return Memo.at(E);
 }

@@ -125,21 +125,6 @@ namespace {
 using Hook = std::function<const Expr *(const Expr *Original,
                                         const std::vector<const Expr *> &Ops)>;
 
-const Expr *rebuild(Context &C, const Expr *E,
-                    const std::vector<const Expr *> &Ops) {
-  switch (E->op()) {
-  case Op::Const:
-  case Op::Symbol:
-    return E;
-  case Op::Read:
-    return C.read(E->name(), E->type(), Ops[0]);
-  case Op::Call:
-    return C.call(E->name(), E->type(), Ops);
-  default:
-    return C.make(E->op(), Ops, E->rawAttribute(), E->type());
-  }
-}
-
 const Expr *rewrite(Context &C, const Expr *Root, const Hook &H) {
   std::unordered_map<const Expr *, const Expr *> Memo;
   const Expr *Roots[] = {Root};
@@ -151,7 +136,7 @@ const Expr *rewrite(Context &C, const Expr *Root, const Hook &H) {
       Same &= Ops.back() == O;
     }
     const Expr *R = H ? H(E, Ops) : nullptr;
-    Memo[E] = R ? R : Same ? E : rebuild(C, E, Ops);
+    Memo[E] = R ? R : Same ? E : C.withOperands(E, Ops);
   }
   return Memo.at(Root);
 }
@@ -1048,7 +1033,7 @@ private:
           // A narrowing conversion is bounded in the wider source type,
           // where the exact value lives.
           bool Narrowing = N->op() == Op::FPCast;
-          const Expr *Exact = Narrowing ? Ops[0] : rebuild(C, N, Ops);
+          const Expr *Exact = Narrowing ? Ops[0] : C.withOperands(N, Ops);
           Type W = Exact->type();
           FloatFormat F = floatFormat(T);
           int P = int(F.MantissaBits) + 1;

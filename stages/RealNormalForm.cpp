@@ -255,16 +255,8 @@ const Expr *RealNormalForm::normalize(const Expr *E) {
       Same &= Ops.back() == O;
     }
     const Expr *R = rewriteNode(N, Ops);
-    if (!R) {
-      if (Same)
-        R = N;
-      else if (N->op() == Op::Read)
-        R = C.read(N->name(), N->type(), Ops[0]);
-      else if (N->op() == Op::Call)
-        R = C.call(N->name(), N->type(), Ops);
-      else
-        R = C.make(N->op(), Ops, N->rawAttribute(), N->type());
-    }
+    if (!R)
+      R = Same ? N : C.withOperands(N, Ops);
     Memo[N] = R;
   }
   return Memo.at(E);
@@ -496,18 +488,9 @@ const Expr *RealNormalForm::polynomial(const Expr *E) {
 /// E itself with its operands in polynomial form.
 const Expr *RealNormalForm::canonicalOperands(const Expr *E) {
   std::vector<const Expr *> Ops;
-  bool Same = true;
-  for (const Expr *O : E->operands()) {
+  for (const Expr *O : E->operands())
     Ops.push_back(polynomial(O));
-    Same &= Ops.back() == O;
-  }
-  if (Same)
-    return E;
-  if (E->op() == Op::Read)
-    return C.read(E->name(), E->type(), Ops[0]);
-  if (E->op() == Op::Call)
-    return C.call(E->name(), E->type(), Ops);
-  return C.make(E->op(), Ops, E->rawAttribute(), E->type());
+  return C.withOperands(E, Ops);
 }
 
 namespace {

@@ -92,21 +92,6 @@ void rewriteAll(ThreadEffects &T,
     A = F(A);
 }
 
-const Expr *rebuild(Context &C, const Expr *E,
-                    const std::vector<const Expr *> &Ops) {
-  switch (E->op()) {
-  case Op::Const:
-  case Op::Symbol:
-    return E;
-  case Op::Read:
-    return C.read(E->name(), E->type(), Ops[0]);
-  case Op::Call:
-    return C.call(E->name(), E->type(), Ops);
-  default:
-    return C.make(E->op(), Ops, E->rawAttribute(), E->type());
-  }
-}
-
 /// A memoized rewrite that replaces the keys of Map by their values and
 /// rebuilds (folding) what lies above them.
 std::function<const Expr *(const Expr *)>
@@ -124,7 +109,7 @@ replacing(Context &C, std::unordered_map<const Expr *, const Expr *> Map) {
         Ops.push_back(Memo->at(O));
         Same &= Ops.back() == O;
       }
-      (*Memo)[N] = Same ? N : rebuild(C, N, Ops);
+      (*Memo)[N] = Same ? N : C.withOperands(N, Ops);
     }
     return Memo->at(E);
   };
@@ -154,7 +139,7 @@ public:
         Ops.push_back(Memo.at(O));
         Same &= Ops.back() == O;
       }
-      const Expr *Rebuilt = Same ? N : rebuild(C, N, Ops);
+      const Expr *Rebuilt = Same ? N : C.withOperands(N, Ops);
       const Expr *Better = Allowed.count(N) ? fuse(N) : nullptr;
       // A rewrite asked again later (once more PTX nodes are known to be
       // the LLVM IR's) may fuse what is left: the rebuilt add is as
@@ -270,7 +255,7 @@ rewritingBy(Context &C, std::function<const Expr *(const Expr *)> Rule) {
         Ops.push_back(Memo->at(O));
         Same &= Ops.back() == O;
       }
-      const Expr *Rebuilt = Same ? N : rebuild(C, N, Ops);
+      const Expr *Rebuilt = Same ? N : C.withOperands(N, Ops);
       const Expr *Better = Rule(Rebuilt);
       (*Memo)[N] = Better ? Better : Rebuilt;
     }

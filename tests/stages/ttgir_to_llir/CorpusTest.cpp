@@ -50,7 +50,10 @@ TEST_P(CorpusPair, Verdict) {
     stages::CheckOptions O;
     stages::TtgirToLlirOptions T = stages::optionsForLaunch(M, *L, O);
     T.Libdevice = test::tritonLibdevice();
-    T.TimeLimitSeconds = Listed != NotYet.end() ? 15 : 40;
+    // The audit's own limit for bundles that must be proved (the test runs
+    // beside the whole-corpus audit); the known gaps only show their reason.
+    if (Listed != NotYet.end())
+      T.TimeLimitSeconds = 15;
     stages::PairResult R =
         stages::checkTtgirToLlir(C, L->file("ttgir"), L->file("llir"), T);
     std::cout << GetParam() << " " << L->Kernel << ": "
