@@ -281,6 +281,28 @@ std::optional<double> exactSum(double A, double B) {
   return S;
 }
 
+/// Adds K to the coefficient of M in S (a map from monomials to
+/// coefficients), dropping the monomial when it cancels; false where the
+/// new coefficient would be inexact.
+template <class Map, class Key>
+bool addCoefficient(Map &S, const Key &M, double K) {
+  if (K == 0)
+    return true;
+  auto It = S.find(M);
+  if (It == S.end()) {
+    S.emplace(M, K);
+    return true;
+  }
+  auto Total = exactSum(It->second, K);
+  if (!Total)
+    return false;
+  if (*Total == 0)
+    S.erase(It);
+  else
+    It->second = *Total;
+  return true;
+}
+
 /// Beyond this many monomials a sum stays an atom: the expansion of
 /// products of sums grows fast, and nothing in a kernel needs more.
 constexpr size_t MaxMonomials = 4096;
@@ -336,20 +358,8 @@ bool RealNormalForm::accumulate(const Expr *N, double Scale, Sum &Out) {
   auto AddTerms = [&](const Sum &S, double K) {
     for (const auto &[M, C] : S) {
       auto Scaled = exactProduct(C, K);
-      if (!Scaled)
+      if (!Scaled || !addCoefficient(Out, M, *Scaled))
         return false;
-      auto It = Out.find(M);
-      if (It == Out.end()) {
-        Out.emplace(M, *Scaled);
-        continue;
-      }
-      auto Total = exactSum(It->second, *Scaled);
-      if (!Total)
-        return false;
-      if (*Total == 0)
-        Out.erase(It);
-      else
-        It->second = *Total;
     }
     return Out.size() <= MaxMonomials;
   };
@@ -374,20 +384,8 @@ bool RealNormalForm::accumulate(const Expr *N, double Scale, Sum &Out) {
         M.insert(M.end(), MR.begin(), MR.end());
         std::sort(M.begin(), M.end(), lessByNodeId);
         auto K = exactProduct(KL, KR);
-        if (!K)
+        if (!K || !addCoefficient(P, M, *K))
           return false;
-        auto It = P.find(M);
-        if (It == P.end()) {
-          P.emplace(std::move(M), *K);
-          continue;
-        }
-        auto Total = exactSum(It->second, *K);
-        if (!Total)
-          return false;
-        if (*Total == 0)
-          P.erase(It);
-        else
-          It->second = *Total;
       }
     return AddTerms(P, Scale);
   };
@@ -502,46 +500,21 @@ using Fraction = RealNormalForm::Fraction;
 
 constexpr size_t MaxExpTerms = 4096;
 
-bool lessById(const Expr *L, const Expr *R) { return L->id() < R->id(); }
-
 std::optional<std::vector<std::pair<Monomial, double>>>
 addExponents(const std::vector<std::pair<Monomial, double>> &A,
              const std::vector<std::pair<Monomial, double>> &B) {
   RealNormalForm::Sum S(A.begin(), A.end());
-  for (const auto &[M, K] : B) {
-    auto It = S.find(M);
-    if (It == S.end()) {
-      S.emplace(M, K);
-      continue;
-    }
-    auto Sum = exactSum(It->second, K);
-    if (!Sum)
+  for (const auto &[M, K] : B)
+    if (!addCoefficient(S, M, K))
       return std::nullopt;
-    if (*Sum == 0)
-      S.erase(It);
-    else
-      It->second = *Sum;
-  }
   return std::vector<std::pair<Monomial, double>>(S.begin(), S.end());
 }
 
 std::optional<ExpSum> addExp(ExpSum A, const ExpSum &B, double Scale) {
   for (const auto &[M, K] : B) {
     auto Scaled = exactProduct(K, Scale);
-    if (!Scaled)
+    if (!Scaled || !addCoefficient(A, M, *Scaled))
       return std::nullopt;
-    auto It = A.find(M);
-    if (It == A.end()) {
-      A.emplace(M, *Scaled);
-      continue;
-    }
-    auto S = exactSum(It->second, *Scaled);
-    if (!S)
-      return std::nullopt;
-    if (*S == 0)
-      A.erase(It);
-    else
-      It->second = *S;
   }
   if (A.size() > MaxExpTerms)
     return std::nullopt;
@@ -557,16 +530,14 @@ std::optional<ExpSum> mulExp(const ExpSum &A, const ExpSum &B) {
       ExpMonomial M;
       M.Atoms = MA.Atoms;
       M.Atoms.insert(M.Atoms.end(), MB.Atoms.begin(), MB.Atoms.end());
-      std::sort(M.Atoms.begin(), M.Atoms.end(), lessById);
+      std::sort(M.Atoms.begin(), M.Atoms.end(), lessByNodeId);
       auto E = addExponents(MA.Exponent, MB.Exponent);
       auto K = exactProduct(KA, KB);
       if (!E || !K)
         return std::nullopt;
       M.Exponent = std::move(*E);
-      auto Next = addExp(std::move(R), ExpSum{{M, *K}}, 1.0);
-      if (!Next)
+      if (!addCoefficient(R, M, *K) || R.size() > MaxExpTerms)
         return std::nullopt;
-      R = std::move(*Next);
     }
   return R;
 }
