@@ -976,6 +976,9 @@ const Expr *Canonicalizer::integerRewrite(const Expr *E,
 }
 
 const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops) {
+  if (E->op() == Op::ICmp)
+    if (const Expr *R = alignedComparison(C, E, Ops, Aligned))
+      return R;
   if (IntegerOnly) {
     // Sums and exact quotients only: the other rules wait for the
     // substitution, whose replacements they shape.

@@ -16,7 +16,9 @@
 //  2. A canonical form: selects move outward through the ops above them
 //     when every operand is a select on one condition or a constant
 //     (op(sel(c, a, b), sel(c, a', b')) = sel(c, op(a, a'), op(b, b'))),
-//     nested selects on one condition collapse, and casts move into selects.
+//     nested selects on one condition collapse, and casts move into selects;
+//     comparisons with a value the assumptions make a multiple of 2^k take
+//     one spelling (stages/AlignedCompare.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STAGECHECK_STAGES_UNIFY_H
@@ -24,6 +26,7 @@
 
 #include "ir/Effects.h"
 #include "smt/Solver.h"
+#include "stages/AlignedCompare.h"
 
 #include <map>
 #include <set>
@@ -88,11 +91,14 @@ private:
 /// made (one instance per pair check).
 class Canonicalizer {
 public:
-  explicit Canonicalizer(ir::Context &C) : C(C), Under(C) {}
+  /// Aligned: what the assumptions the expressions are compared under say
+  /// of their symbols' low bits (alignmentsFrom).
+  explicit Canonicalizer(ir::Context &C, Alignments Aligned = {})
+      : C(C), Under(C), Aligned(std::move(Aligned)) {}
   /// Only the integer identities (integerRewrite), everything else rebuilt
   /// as it is: launch arithmetic in one spelling before it is unified.
-  static Canonicalizer integerOnly(ir::Context &C) {
-    Canonicalizer K(C);
+  static Canonicalizer integerOnly(ir::Context &C, Alignments Aligned = {}) {
+    Canonicalizer K(C, std::move(Aligned));
     K.IntegerOnly = true;
     return K;
   }
@@ -104,6 +110,7 @@ public:
 private:
   ir::Context &C;
   GuardSimplifier Under;
+  Alignments Aligned;
   std::unordered_map<const ir::Expr *, const ir::Expr *> Done;
   std::set<const ir::Expr *> InProgress;
   bool IntegerOnly = false;

@@ -38,6 +38,29 @@ std::string joined(const std::vector<std::string> &Lines) {
   return Out;
 }
 
+/// A relaxation "NAME (COUNT)REST" of one case into the list of all cases:
+/// one line per NAME and REST, with the largest case's count.
+void mergeRelaxation(std::vector<std::string> &All, const std::string &X) {
+  auto Split = [](const std::string &R) {
+    size_t Open = R.find(" (");
+    size_t Close = Open == std::string::npos ? Open : R.find(')', Open);
+    if (Close == std::string::npos)
+      return std::make_tuple(R, 0ul, std::string());
+    unsigned long N = std::strtoul(R.c_str() + Open + 2, nullptr, 10);
+    return std::make_tuple(R.substr(0, Open), N, R.substr(Close + 1));
+  };
+  auto [Name, Count, Rest] = Split(X);
+  for (std::string &Y : All) {
+    auto [YName, YCount, YRest] = Split(Y);
+    if (YName == Name && YRest == Rest) {
+      if (Count > YCount)
+        Y = X;
+      return;
+    }
+  }
+  All.push_back(X);
+}
+
 void addUnique(std::vector<const Expr *> &To, const std::vector<const Expr *> &From) {
   for (const Expr *E : From)
     if (std::find(To.begin(), To.end(), E) == To.end())
@@ -186,6 +209,8 @@ private:
   std::optional<LlvmSide> Llvm;
   std::unique_ptr<Libdevice> Library;
   std::map<std::string, unsigned> Rules;
+  /// The bounds of the last case compared, one line each.
+  std::vector<std::string> CaseBounds;
 
   ttir::LiftOptions baseOptions() const {
     ttir::LiftOptions LO;
@@ -297,11 +322,8 @@ private:
       for (QueryReport &Q : R.Queries)
         Total.Queries.push_back(Q);
       for (const std::string &X : R.Relaxations)
-        if (std::find(Total.Relaxations.begin(), Total.Relaxations.end(), X) ==
-            Total.Relaxations.end())
-          Total.Relaxations.push_back(X);
-      if (R.Bound != "none")
-        Bounds.push_back(R.Bound);
+        mergeRelaxation(Total.Relaxations, X);
+      Bounds.insert(Bounds.end(), CaseBounds.begin(), CaseBounds.end());
       if (R.Kind == Verdict::Counterexample) {
         Total.Kind = R.Kind;
         Total.Cex = R.Cex;
@@ -374,6 +396,7 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
                             const std::vector<const Expr *> &Facts,
                             const std::string &CaseName) {
   const CtaEffects &Cta = Llvm->Cta;
+  std::map<std::string, unsigned> UsedBefore = Library->used();
   Effects Source = Library->apply(C, LS.Effects);
   std::vector<const Expr *> Assumptions = O.Check.Assumptions;
   std::vector<std::string> Specialised;
@@ -398,7 +421,7 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   // arithmetic that then has one spelling needs no proof below.
   std::unordered_map<const Expr *, const Expr *> Lifted; // canonical -> lifted
   {
-    Canonicalizer Pre = Canonicalizer::integerOnly(C);
+    Canonicalizer Pre = Canonicalizer::integerOnly(C, alignmentsFrom(Assumptions));
     static const std::unordered_map<const Expr *, const Expr *> NoMap;
     auto Canonical = [&](const Expr *&E) {
       const Expr *R = Pre(E, NoMap);
@@ -430,7 +453,7 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
     TargetRoots.push_back({Ub.Condition, nullptr});
   Unification U =
       unifyLaunchTerms(C, SourceRoots, TargetRoots, Assumptions, O.Check.Solver);
-  Canonicalizer Canon(C);
+  Canonicalizer Canon(C, alignmentsFrom(Assumptions));
   auto Canonical = [&](const Expr *E) {
     const Expr *R = Canon(E, U.Map);
     auto It = Lifted.find(E);
@@ -567,11 +590,14 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   Bounds.insert(Bounds.end(), Cta.Bounds.begin(), Cta.Bounds.end());
   Bounds.insert(Bounds.end(), Specialised.begin(), Specialised.end());
   R.Bound = Bounds.empty() ? "none" : joined(Bounds);
+  CaseBounds = Bounds;
   for (const auto &[Rule, Count] : LS.Rules)
     R.Relaxations.push_back(Rule + " (" + std::to_string(Count) + ")");
+  // This case's calls (the library counts every case's).
   for (const auto &[Function, Count] : Library->used())
-    R.Relaxations.push_back("libdevice " + Function + " (" +
-                            std::to_string(Count) + ") from " + LibdevicePath);
+    if (unsigned Here = Count - UsedBefore[Function])
+      R.Relaxations.push_back("libdevice " + Function + " (" +
+                              std::to_string(Here) + ") from " + LibdevicePath);
   if (R.Cex)
     blame(*R.Cex, PS, PT, Canon, Lifted);
   standIn(R);

@@ -24,9 +24,6 @@ const std::map<std::string, std::string> NotYet = {
      "the result of mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
      "(mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32) is not modelled "
      "across the threads of a CTA"},
-    // Three column loops with a symbolic trip count: the values of the
-    // unrolled reductions do not meet structurally within the limit.
-    {"tutorial_layer_norm", "the time limit of 15 s was reached"},
 };
 
 std::vector<std::string> bundles() {
