@@ -4,11 +4,13 @@
 #include "frontends/llvm/LlvmLifter.h"
 #include "frontends/ttir/Lifter.h"
 #include "ir/Errors.h"
+#include "ir/FloatOps.h"
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
 #include <iostream>
 #include "stages/CtaModel.h"
 #include "stages/Libdevice.h"
+#include "stages/MisplacedWrite.h"
 #include "stages/Unify.h"
 
 #include <algorithm>
@@ -72,6 +74,9 @@ struct Side {
   Write W;
   unsigned Thread = 0, Line = 0; // target only
   bool Dummy = false;            // stands for "no write"
+  /// Target only: the write as the CTA's lift made it (its nodes have
+  /// LLVM IR sites; W's are canonical).
+  const Write *Lifted = nullptr;
 };
 
 /// The LLVM IR of a CTA, lifted thread by thread and resolved.
@@ -207,6 +212,7 @@ private:
   const std::string &LlirText, &LlirName;
   TtgirToLlirOptions O;
   std::optional<LlvmSide> Llvm;
+  KernelInterface Interface;
   std::unique_ptr<Libdevice> Library;
   std::map<std::string, unsigned> Rules;
   /// The bounds of the last case compared, one line each.
@@ -235,8 +241,8 @@ private:
   void prepare(const ttir::LiftResult &First) {
     if (Llvm)
       return;
-    KernelInterface KI = O.Interface ? *O.Interface : First.Interface;
-    Llvm = liftCta(C, LlirText, LlirName, KI, O);
+    Interface = O.Interface ? *O.Interface : First.Interface;
+    Llvm = liftCta(C, LlirText, LlirName, Interface, O);
     LibdevicePath = O.Libdevice;
     if (LibdevicePath.empty() && !O.LinkedLibdevice.empty() &&
         std::ifstream(O.LinkedLibdevice).good())
@@ -366,6 +372,12 @@ private:
              const std::vector<Side> &Target, Canonicalizer &Canon,
              const std::unordered_map<const Expr *, const Expr *> &Lifted);
   std::string siteText(const CtaSite &S) const;
+  std::optional<CtaSite>
+  departure(const std::vector<const Expr *> &SourceRoots,
+            const std::vector<const Expr *> &CulpritRoots, const Env &Inputs,
+            Interpreter::ReadSupplier Reads,
+            const std::unordered_map<const Expr *, const Expr *> &Lifted,
+            bool ReadsByValue = false);
 };
 
 std::vector<Side> Checker::instances(const Effects &E, uint64_t Limit) {
@@ -414,7 +426,8 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
 
   std::vector<Side> S = instances(Source, 1 << 14), T;
   for (size_t K = 0; K < Cta.Effects.Writes.size(); ++K)
-    T.push_back({Cta.Effects.Writes[K], Cta.WriteThread[K], Cta.WriteLines[K]});
+    T.push_back({Cta.Effects.Writes[K], Cta.WriteThread[K], Cta.WriteLines[K],
+                 false, &Cta.Effects.Writes[K]});
 
   std::vector<UndefinedBehavior> TargetUndefined = Cta.Effects.Undefined;
   // Both sides' integer arithmetic in canonical form first: launch
@@ -555,6 +568,10 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   PairedTarget.Atomics = Cta.Effects.Atomics;
 
   if (getenv("STAGECHECK_DEBUG_PAIRS")) {
+    std::cerr << "TMPDBG unify " << U.Proposed << " " << U.Proved << " " << U.Seconds << "\n";
+    std::cerr << "TMPDBG S " << S.size() << " T " << T.size() << " PS " << PS.size() << "\n";
+    std::cerr << "TMPDBG T0 index " << printExpr(PT[0].W.Index) << "\nTMPDBG T0 guard " << printExpr(PT[0].W.Guard) << "\n";
+    for (size_t K = 0; K < PS.size(); ++K) if (PS[K].Dummy || PT[K].Dummy) std::cerr << "TMPDBG dummy " << K << (PS[K].Dummy ? " S" : " T") << " thread " << PT[K].Thread << "\n";
     unsigned Shown = 0;
     for (size_t K = 0; K < PS.size() && Shown < 2; ++K) {
       if (PS[K].W.Guard == PT[K].W.Guard && PS[K].W.Value == PT[K].W.Value &&
@@ -616,83 +633,47 @@ std::string Checker::siteText(const CtaSite &S) const {
   return Out + ")";
 }
 
-/// Names the LLVM IR write that differs, and the first instruction on its
-/// way whose value the TTGIR never computes.
-void Checker::blame(Counterexample &X, const std::vector<Side> &Source,
-                    const std::vector<Side> &Target, Canonicalizer &Canon,
-                    const std::unordered_map<const Expr *, const Expr *> &Lifted) {
+/// The earliest LLVM IR instruction on the culprit's way whose value, on
+/// Inputs (unset reads from Reads, else zero), no TTGIR node has: an inner
+/// node whose value some TTGIR node also has is taken as that value spelled
+/// otherwise; a leaf (a read, a symbol) only when it is the TTGIR's own.
+std::optional<CtaSite> Checker::departure(
+    const std::vector<const Expr *> &SourceRoots,
+    const std::vector<const Expr *> &CulpritRoots, const Env &Inputs,
+    Interpreter::ReadSupplier Reads,
+    const std::unordered_map<const Expr *, const Expr *> &Lifted,
+    bool ReadsByValue) {
   const CtaEffects &Cta = Llvm->Cta;
-  const Side *Culprit = nullptr;
-  size_t Pair = 0;
-  Env Inputs = X.Inputs;
-  for (size_t K = 0; K < Target.size() && X.Index; ++K) {
-    if (Target[K].Dummy || Target[K].W.Buffer != X.Buffer)
-      continue;
+  Interpreter Replay(Inputs, std::move(Reads));
+  // Values as bits of a width: the LLVM IR moves floats as integers.
+  auto ValueOf = [&](const Expr *N) -> std::optional<std::pair<unsigned, uint64_t>> {
     try {
-      std::vector<const Expr *> Roots = {Target[K].W.Guard, Target[K].W.Index};
-      for (const Expr *N : postOrder(Roots))
-        if (N->op() == Op::Symbol && !Inputs.symbol(N->name()))
-          Inputs.setSymbol(N->name(), Value::ofBits(N->type(), 0));
-      Interpreter I(Inputs);
-      if (I.eval(Target[K].W.Guard).isTrue() &&
-          I.eval(Target[K].W.Index).Bits == *X.Index) {
-        Culprit = &Target[K];
-        Pair = K;
-      }
-    } catch (const EvalError &) {
-    }
-  }
-  if (!Culprit) {
-    for (size_t K = 0; K < Cta.Effects.Undefined.size(); ++K)
-      if (Cta.Effects.Undefined[K].From.Op == X.TargetOrigin.Op &&
-          Cta.Effects.Undefined[K].From.Loc.str() == X.TargetOrigin.Loc.str()) {
-        X.Notes.push_back("LLVM IR: thread " +
-                          std::to_string(Cta.UndefinedThread[K]) + ", " +
-                          X.TargetOrigin.Op + " (" + LlirName + ":" +
-                          std::to_string(Cta.UndefinedLines[K]) + ")");
-        break;
-      }
-    return;
-  }
-  std::string Where = Culprit->W.From.Op + " (" + LlirName + ":" +
-                      std::to_string(Culprit->Line);
-  if (Culprit->W.From.Loc.known())
-    Where += ", " + Culprit->W.From.Loc.str();
-  X.Notes.push_back("LLVM IR: thread " + std::to_string(Culprit->Thread) +
-                    " writes it at " + Where + ")");
-  // Departure: the earliest instruction whose value is not a TTGIR value.
-  std::set<const Expr *> Known;
-  std::vector<const Expr *> SourceRoots;
-  for (const Side &S : Source)
-    if (!S.Dummy)
-      SourceRoots.insert(SourceRoots.end(), {S.W.Value, S.W.Guard, S.W.Index});
-  // On the counterexample's inputs, an inner node whose value some TTGIR
-  // node also has is taken as that value spelled otherwise; a leaf (a
-  // read, a symbol) only when it is the TTGIR's own.
-  std::vector<const Expr *> CulpritRoots = {Culprit->W.Value, Culprit->W.Guard,
-                                            Culprit->W.Index};
-  for (const Expr *N : postOrder(CulpritRoots))
-    if (N->op() == Op::Symbol && !Inputs.symbol(N->name()))
-      Inputs.setSymbol(N->name(), Value::ofBits(N->type(), 0));
-  Interpreter Replay(Inputs);
-  auto ValueOf = [&](const Expr *N) -> std::optional<std::pair<std::string, uint64_t>> {
-    try {
-      return std::make_pair(N->type().str(), Replay.eval(N).Bits);
+      return std::make_pair(N->type().bits(), Replay.eval(N).Bits);
     } catch (const EvalError &) {
       return std::nullopt;
     }
   };
-  std::set<std::pair<std::string, uint64_t>> SourceValues;
+  std::set<const Expr *> Known;
+  std::set<std::pair<unsigned, uint64_t>> SourceValues;
   for (const Expr *N : postOrder(SourceRoots)) {
     Known.insert(N);
-    if (N->numOperands() > 0 && !N->type().isBool())
+    if ((N->numOperands() > 0 || N->op() == Op::Read) && !N->type().isBool())
       if (auto V = ValueOf(N))
         SourceValues.insert(*V);
   }
   for (const Expr *N : postOrder(CulpritRoots)) {
     if (N->isConst() || Known.count(N) || N->numOperands() == 0 ||
-        N->op() == Op::Read || N->type().isBool())
+        (N->op() == Op::Read && !ReadsByValue))
       continue;
+    // Two values say nothing: as lifted, a condition counts as the TTGIR's,
+    // and so does the address arithmetic (pointers the TTGIR spells as
+    // element indices): the data is what is traced.
+    if (N->type().isBool() || (ReadsByValue && !N->type().isFloat() &&
+                               N->op() != Op::Read && N->op() != Op::Bitcast)) {
+      if (ReadsByValue)
+        Known.insert(N);
+      continue;
+    }
     if (auto V = ValueOf(N); V && SourceValues.count(*V))
       Known.insert(N);
   }
@@ -719,17 +700,116 @@ void Checker::blame(Counterexample &X, const std::vector<Side> &Source,
         (!Best || Site->Site.LlirLine < Best->Site.LlirLine))
       Best = Site;
   }
-  (void)Pair;
-  (void)Canon;
+  return Best;
+}
+
+/// Names the LLVM IR write that differs, and the first instruction on its
+/// way whose value the TTGIR never computes.
+void Checker::blame(Counterexample &X, const std::vector<Side> &Source,
+                    const std::vector<Side> &Target, Canonicalizer &Canon,
+                    const std::unordered_map<const Expr *, const Expr *> &Lifted) {
+  const CtaEffects &Cta = Llvm->Cta;
+  const Side *Culprit = nullptr;
+  Env Inputs = X.Inputs;
+  for (size_t K = 0; K < Target.size() && X.Index; ++K) {
+    if (Target[K].Dummy || Target[K].W.Buffer != X.Buffer)
+      continue;
+    try {
+      std::vector<const Expr *> Roots = {Target[K].W.Guard, Target[K].W.Index};
+      for (const Expr *N : postOrder(Roots))
+        if (N->op() == Op::Symbol && !Inputs.symbol(N->name()))
+          Inputs.setSymbol(N->name(), Value::ofBits(N->type(), 0));
+      Interpreter I(Inputs);
+      if (I.eval(Target[K].W.Guard).isTrue() &&
+          I.eval(Target[K].W.Index).Bits == *X.Index) {
+        Culprit = &Target[K];
+      }
+    } catch (const EvalError &) {
+    }
+  }
+  if (!Culprit) {
+    for (size_t K = 0; K < Cta.Effects.Undefined.size(); ++K)
+      if (Cta.Effects.Undefined[K].From.Op == X.TargetOrigin.Op &&
+          Cta.Effects.Undefined[K].From.Loc.str() == X.TargetOrigin.Loc.str()) {
+        X.Notes.push_back("LLVM IR: thread " +
+                          std::to_string(Cta.UndefinedThread[K]) + ", " +
+                          X.TargetOrigin.Op + " (" + LlirName + ":" +
+                          std::to_string(Cta.UndefinedLines[K]) + ")");
+        break;
+      }
+    // An element no thread writes: two threads may write one instead.
+    if (X.Index) {
+      llvmir::LlvmLiftOptions LO;
+      LO.Capability = Llvm->Sm;
+      LO.LoopBound = O.Check.LoopBound;
+      MisplacedWriteQuery Q{LlirText, LlirName, Interface, LO, Cta, X.Buffer,
+                            X.Inputs};
+      for (std::string &N : misplacedWriteNotes(C, Q))
+        X.Notes.push_back(std::move(N));
+    }
+    return;
+  }
+  std::string Where = Culprit->W.From.Op + " (" + LlirName + ":" +
+                      std::to_string(Culprit->Line);
+  if (Culprit->W.From.Loc.known())
+    Where += ", " + Culprit->W.From.Loc.str();
+  X.Notes.push_back("LLVM IR: thread " + std::to_string(Culprit->Thread) +
+                    " writes it at " + Where + ")");
+  // Departure: the earliest instruction whose value is not a TTGIR value.
+  std::vector<const Expr *> SourceRoots;
+  for (const Side &S : Source)
+    if (!S.Dummy)
+      SourceRoots.insert(SourceRoots.end(), {S.W.Value, S.W.Guard, S.W.Index});
+  std::vector<const Expr *> CulpritRoots = {Culprit->W.Value, Culprit->W.Guard,
+                                            Culprit->W.Index};
+  for (const Expr *N : postOrder(CulpritRoots))
+    if (N->op() == Op::Symbol && !Inputs.symbol(N->name()))
+      Inputs.setSymbol(N->name(), Value::ofBits(N->type(), 0));
+  std::optional<CtaSite> Best =
+      departure(SourceRoots, CulpritRoots, Inputs, nullptr, Lifted);
+  // A shrunk counterexample reads mostly zeros, which many nodes of both
+  // sides share, and canonical nodes the lift never made have no site: so
+  // also the write as lifted, on the counterexample's launch with every
+  // element read as a distinct ordinary number (the same bits whatever
+  // type reads it: LLVM IR loads floats as integers), reads matched by
+  // value. The earlier of the two instructions is named.
+  if (Culprit->Lifted) {
+    Env Launch;
+    for (const auto &[Name, V] : Inputs.symbols())
+      Launch.setSymbol(Name, V);
+    auto DistinctReads = [](const std::string &, uint64_t Index, Type T) {
+      uint64_t K = (Index * 37 + 11) % 251;
+      Type AsFloat = T.isFloat()      ? T
+                     : T.bits() == 16 ? Type::f16()
+                     : T.bits() == 32 ? Type::f32()
+                     : T.bits() == 64 ? Type::f64()
+                                      : T;
+      if (!AsFloat.isFloat())
+        return Value::ofBits(T, K + 1);
+      return Value::ofBits(T, fp::fromDouble(1.0 + double(K) / 64.0,
+                                             floatFormat(AsFloat),
+                                             RoundingMode::NearestEven));
+    };
+    const Write &L = *Culprit->Lifted;
+    std::optional<CtaSite> AsLifted =
+        departure(SourceRoots, {L.Value, L.Guard, L.Index}, Launch,
+                  DistinctReads, Lifted, true);
+    if (AsLifted && (!Best || AsLifted->Site.LlirLine < Best->Site.LlirLine))
+      Best = AsLifted;
+  }
   if (!Best)
     return;
   std::string Note = "the LLVM IR first differs from the TTGIR at " +
                      siteText(*Best) + " in thread " + std::to_string(Best->Thread);
   // A value received from another thread: name the exchange too.
+  // (A received value is often reinterpreted first: bitcast i32 to float.)
   if (Best->Lifted)
-    for (const Expr *Operand : Best->Lifted->operands())
+    for (const Expr *Operand : Best->Lifted->operands()) {
+      while (Operand->numOperands() == 1 && !Cta.ExchangeSites.count(Operand))
+        Operand = Operand->operand(0);
       if (auto It = Cta.ExchangeSites.find(Operand); It != Cta.ExchangeSites.end())
         Note += ", from what " + siteText(It->second) + " delivered";
+    }
   X.Notes.push_back(Note);
 }
 

@@ -25,15 +25,22 @@ struct Case {
   LlirMutation M;
 };
 
-// Shuffles to the wrong lane and off-by-ones in the thread -> element
-// arithmetic give counterexamples that do not name the mutated line yet
-// (docs/coverage.md); they are not listed.
+// An off-by-one in the thread -> element arithmetic is named where it
+// sends a thread's write to another thread's element (pointwise kernels);
+// where it sends a load astray, the report names the first arithmetic on
+// the wrong values instead. A shuffle to the wrong lane is named in a sum;
+// in a max every value received is some element's, so the report names
+// the first sum after it (docs/coverage.md).
 const Case Cases[] = {
     {"inductor_sum_persistent", LlirMutation::DropBarrier},
     {"inductor_mean", LlirMutation::DropBarrier},
     {"inductor_sum_persistent", LlirMutation::SharedIndex},
     {"inductor_amax", LlirMutation::SharedIndex},
     {"bug_b_scaling_hardcoded", LlirMutation::AsmStoreLane},
+    {"inductor_sum_persistent", LlirMutation::ShuffleLane},
+    {"inductor_mean", LlirMutation::ShuffleLane},
+    {"inductor_pointwise_chain", LlirMutation::ThreadElement},
+    {"inductor_int_ops", LlirMutation::ThreadElement},
 };
 
 std::string name(const testing::TestParamInfo<Case> &I) {
@@ -52,7 +59,8 @@ TEST_P(LlirMutant, GivesACounterexampleNamingTheLlirLine) {
   std::string Llir = test::fileText(L.file("llir"));
   stages::TtgirToLlirOptions O =
       stages::optionsForLaunch(M, L, stages::CheckOptions());
-  O.Libdevice = test::tritonLibdevice();
+  // The committed libdevice is the copy Triton 3.6 links kernels with.
+  O.Libdevice = O.LinkedLibdevice = test::tritonLibdevice();
   O.TimeLimitSeconds = 40;
 
   ir::Context C;
