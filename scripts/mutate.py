@@ -79,12 +79,16 @@ def flip(table):
 def bump_number(m):
     text = m.group(1)
     if re.fullmatch(r"-?\d+", text):
-        return m.group(0).replace(text, str(int(text) + 1), 1)
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return m.group(0).replace(text, repr(value * 2 if value else 1.0), 1)
+        bumped = str(int(text) + 1)
+    else:
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        bumped = repr(value * 2 if value else 1.0)
+    # At the number's own place: "add.s64 %rd6, %rd5, 4" keeps its .s64.
+    start, end = m.start(1) - m.start(0), m.end(1) - m.start(0)
+    return m.group(0)[:start] + bumped + m.group(0)[end:]
 
 
 def swap_operands(m):
