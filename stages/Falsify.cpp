@@ -51,6 +51,10 @@ public:
         Pool.push_back(S * V);
   }
 
+  /// Signed zeros only: max and min reductions pick between +0 and -0 by
+  /// their comparison's strictness alone.
+  void zeros() { Pool = {0.0, -0.0}; }
+
   void collide(bool On) {
     Pool.clear();
     if (!On)
@@ -147,6 +151,8 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
     // sizes and program ids need their edge values).
     bool Tame = Trial % 2 == 1;
     Gen.collide(Trial % 8 == 5);
+    if (Trial % 16 == 3)
+      Gen.zeros();
     if (Trial % 8 == 7)
       Gen.thresholds(Thresholds);
     bool FromBase = !O.Base.symbols().empty() && Trial % 4 >= 2;
