@@ -568,10 +568,6 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   PairedTarget.Atomics = Cta.Effects.Atomics;
 
   if (getenv("STAGECHECK_DEBUG_PAIRS")) {
-    std::cerr << "TMPDBG unify " << U.Proposed << " " << U.Proved << " " << U.Seconds << "\n";
-    std::cerr << "TMPDBG S " << S.size() << " T " << T.size() << " PS " << PS.size() << "\n";
-    std::cerr << "TMPDBG T0 index " << printExpr(PT[0].W.Index) << "\nTMPDBG T0 guard " << printExpr(PT[0].W.Guard) << "\n";
-    for (size_t K = 0; K < PS.size(); ++K) if (PS[K].Dummy || PT[K].Dummy) std::cerr << "TMPDBG dummy " << K << (PS[K].Dummy ? " S" : " T") << " thread " << PT[K].Thread << "\n";
     unsigned Shown = 0;
     for (size_t K = 0; K < PS.size() && Shown < 2; ++K) {
       if (PS[K].W.Guard == PT[K].W.Guard && PS[K].W.Value == PT[K].W.Value &&
