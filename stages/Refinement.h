@@ -16,6 +16,12 @@
 // index i, the last write whose guard holds and whose index is i. Nothing is
 // assumed when the source is undefined.
 //
+// Bit-exact queries meet random testing first (stages/Falsify.h); a value
+// query the solver gives up on is tested once more from an input that
+// makes its write happen (a model of the write's guard and definedness), so
+// a wrong value in a tree too large for the solver still gets its
+// counterexample. Every counterexample is replayed in the interpreter.
+//
 //===----------------------------------------------------------------------===//
 #ifndef STAGECHECK_STAGES_REFINEMENT_H
 #define STAGECHECK_STAGES_REFINEMENT_H
