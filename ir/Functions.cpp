@@ -40,6 +40,14 @@ double sqrt(double X) { return std::sqrt(X); }
 double pow(double X, double Y) { return std::pow(X, Y); }
 double atan2(double X, double Y) { return std::atan2(X, Y); }
 double fmod(double X, double Y) { return std::fmod(X, Y); }
+/// Illustrative only (Functions.h): C + sum of A[k] * B[k], one f32 fma at a
+/// time in k order.
+double mmaM16N8K16(std::span<const double> A) {
+  float Acc = float(A[0]);
+  for (size_t K = 0; K < 16; ++K)
+    Acc = std::fma(float(A[1 + K]), float(A[17 + K]), Acc);
+  return double(Acc);
+}
 
 const FunctionInfo Table[] = {
     // Exact mathematical functions.
@@ -110,6 +118,9 @@ const FunctionInfo Table[] = {
     {"cos.approx.ftz", 1, true, unary<cos>},
     {"div.approx.ftz", 2, true, binary<divide>},
     {"div.full.ftz", 2, true, binary<divide>},
+    // A tensor-core instruction's output element: hardware arithmetic the
+    // PTX ISA does not specify (Functions.h).
+    {MmaM16N8K16F32F16, 33, true, mmaM16N8K16},
 };
 } // namespace
 

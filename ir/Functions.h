@@ -24,6 +24,16 @@ struct FunctionInfo {
   double (*Host)(std::span<const double>);
 };
 
+/// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, one output element:
+/// D[i][j] = F(C[i][j], A[i][0..15], B[0..15][j]), 33 arguments (f32, then
+/// 16 f16 of A's row, then 16 f16 of B's column, in k order). How the
+/// hardware sums and rounds inside one instruction is not specified, so it
+/// is uninterpreted: two stages that apply it to the same arguments agree
+/// on every GPU. The host value (a sequential f32 fma chain over k) is only
+/// an illustration for replaying a counterexample.
+inline constexpr std::string_view MmaM16N8K16F32F16 =
+    "mma.m16n8k16.f32.f16.f16.f32";
+
 /// The function named Name, or nullptr.
 const FunctionInfo *lookupFunction(std::string_view Name);
 std::span<const FunctionInfo> allFunctions();

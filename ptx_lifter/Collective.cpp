@@ -84,6 +84,23 @@ void matrixStore(ThreadModel &M, const std::string &Kind,
   M.exchange(Kind, Guard, Operands, {}, From);
 }
 
+MmaSlot mmaM16N8K16A(unsigned Row, unsigned K) {
+  return {4 * (Row % 8) + (K % 8) / 2, Row / 8 + 2 * (K / 8), K % 2};
+}
+
+MmaSlot mmaM16N8K16B(unsigned K, unsigned Col) {
+  return {4 * Col + (K % 8) / 2, K / 8, K % 2};
+}
+
+MmaSlot mmaM16N8K16CD(unsigned Row, unsigned Col) {
+  return {4 * (Row % 8) + Col / 2, 2 * (Row / 8) + Col % 2, 0};
+}
+
+std::pair<unsigned, unsigned> mmaM16N8K16CDElement(unsigned Lane,
+                                                   unsigned Register) {
+  return {Lane / 4 + 8 * (Register / 2), 2 * (Lane % 4) + Register % 2};
+}
+
 std::vector<const Expr *> matrixMultiply(ThreadModel &M,
                                          const std::string &Kind,
                                          std::span<const Expr *const> Fragments,

@@ -24,6 +24,7 @@
 
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stagecheck::ptx::sem {
@@ -51,6 +52,26 @@ void matrixStore(ThreadModel &M, const std::string &Kind,
                  const ir::Expr *SharedAddress,
                  std::span<const ir::Expr *const> Fragments,
                  const ir::Expr *Guard, const ir::Origin &From);
+/// Where one element of a warp's mma.m16n8k16 .row.col operand with 16-bit
+/// elements (f16, bf16) lives: the lane, the fragment register of that
+/// lane (A: a0..a3, B: b0..b1, C/D: c0..c3) and, for A and B, the half of
+/// the 32-bit register (0: bits 0..15, the lower-numbered element).
+struct MmaSlot {
+  unsigned Lane, Register, Half;
+};
+/// Per the PTX ISA ("Matrix Fragments for mma.m16n8k16 with floating point
+/// type"), with groupID = lane >> 2 and tig = lane % 4: A's element ai
+/// (register i/2, half i%2) is at row groupID (+8 for i in 2,3,6,7), column
+/// 2 tig + (i & 1) (+8 for i >= 4); B's bi at row 2 tig + (i & 1) (+8 for
+/// i >= 2), column groupID; C's and D's ci (f32) at row groupID (+8 for
+/// i >= 2), column 2 tig + (i & 1).
+MmaSlot mmaM16N8K16A(unsigned Row, unsigned K);    // Row < 16, K < 16
+MmaSlot mmaM16N8K16B(unsigned K, unsigned Col);    // K < 16, Col < 8
+MmaSlot mmaM16N8K16CD(unsigned Row, unsigned Col); // Half = 0
+/// The element (row, column) accumulator register Register of Lane holds.
+std::pair<unsigned, unsigned> mmaM16N8K16CDElement(unsigned Lane,
+                                                   unsigned Register);
+
 /// mma.sync: A, B and C fragments (bits) in, D fragments (ResultTypes) out.
 std::vector<const ir::Expr *>
 matrixMultiply(ThreadModel &M, const std::string &Kind,

@@ -23,6 +23,13 @@ unsigned trailingZeros(uint64_t Bits, unsigned Width) {
 Alignments alignmentsFrom(const std::vector<const Expr *> &Assumptions) {
   Alignments A;
   for (const Expr *F : Assumptions) {
+    if (F->op() == Op::ICmp && F->icmpPredicate() == ICmpPredicate::Ult &&
+        F->operand(0)->op() == Op::Symbol && F->operand(1)->isConst()) {
+      auto [It, New] =
+          A.Below.try_emplace(F->operand(0), F->operand(1)->constBits());
+      It->second = std::min(It->second, F->operand(1)->constBits());
+      continue;
+    }
     if (F->op() != Op::ICmp || F->icmpPredicate() != ICmpPredicate::Eq)
       continue;
     const Expr *L = F->operand(0), *R = F->operand(1);
@@ -70,6 +77,10 @@ static unsigned knownZeroBits(const Expr *E, const Alignments &A,
     return std::max(Of(0), Of(1));
   case Op::Neg:
     return Of(0);
+  case Op::SRem:
+  case Op::URem:
+    // a - q * n: both multiples of 2^k (a itself for n = 0).
+    return std::min(Of(0), Of(1));
   case Op::Shl:
     if (E->operand(1)->isConst() && E->operand(1)->constBits() < Width)
       return std::min(Width, Of(0) + unsigned(E->operand(1)->constBits()));

@@ -31,8 +31,12 @@
 namespace stagecheck::stages {
 
 /// How many low bits of each symbol the assumptions make zero: from
-/// `srem(s, d) == 0`, `urem(s, d) == 0` and `and(s, 2^k - 1) == 0`.
-using Alignments = std::unordered_map<const ir::Expr *, unsigned>;
+/// `srem(s, d) == 0`, `urem(s, d) == 0` and `and(s, 2^k - 1) == 0`; and,
+/// in Below, the bound B of each symbol the assumptions keep `s <u B` (the
+/// shared window's base).
+struct Alignments : std::unordered_map<const ir::Expr *, unsigned> {
+  std::unordered_map<const ir::Expr *, uint64_t> Below;
+};
 Alignments alignmentsFrom(const std::vector<const ir::Expr *> &Assumptions);
 
 /// How many low bits of E are known to be zero, from its constants, its

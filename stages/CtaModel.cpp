@@ -2,6 +2,8 @@
 #include "stages/CtaModel.h"
 
 #include "ir/Errors.h"
+#include "ir/Functions.h"
+#include "ptx_lifter/Collective.h"
 
 #include <algorithm>
 #include <map>
@@ -150,6 +152,8 @@ private:
       R = shuffle(K, I);
     else if (X.Kind.rfind("ldmatrix.", 0) == 0)
       R = matrixLoad(K, I);
+    else if (X.Kind == "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+      R = matrixMultiply(K, I);
     else
       throw UnsupportedError(X.From.Loc, "the result of " + X.Kind + " (" +
                                              X.From.Op + ") is not modelled "
@@ -242,6 +246,68 @@ private:
     return R;
   }
 
+  /// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: lane l's result c_r
+  /// is element (i, j) = ptx::sem::mmaM16N8K16CDElement(l, r) of D, the
+  /// uninterpreted ir::MmaM16N8K16F32F16 of C[i][j] (l's own c_r), row i of
+  /// A and column j of B, each f16 taken from the lane and register half the
+  /// PTX ISA puts it in. The warp's threads must all take part, under one
+  /// guard (.aligned).
+  std::vector<const Expr *> matrixMultiply(unsigned K, size_t I) {
+    const ptx::Exchange &X = T[K].Thread.Exchanges[I];
+    if (X.Operands.size() != 10 || X.Results.size() != 4)
+      throw UnsupportedError(X.From.Loc, X.Kind + " with " +
+                                             std::to_string(X.Operands.size()) +
+                                             " operands");
+    unsigned Lane = K & 31, Base = K & ~31u;
+    const Expr *Guard = resolve(K, X.Guard);
+    // Lane -> its exchange's operands.
+    std::vector<const ptx::Exchange *> Warp(32);
+    for (unsigned L = 0; L < 32; ++L) {
+      unsigned Thread = Base + L;
+      auto There = Thread < T.size() ? counterpart(Thread, Info[K].Keys[I])
+                                     : std::nullopt;
+      if (!There)
+        throw UnsupportedError(X.From.Loc, X.Kind + " without thread " +
+                                               std::to_string(Thread));
+      Warp[L] = &T[Thread].Thread.Exchanges[*There];
+      if (resolve(Thread, Warp[L]->Guard) != Guard)
+        throw UnsupportedError(X.From.Loc,
+                               X.Kind +
+                                   " under guards that differ across "
+                                   "the warp (threads " +
+                                   std::to_string(K) + " and " +
+                                   std::to_string(Thread) + ")");
+    }
+    auto Half = [&](const ptx::sem::MmaSlot &S, unsigned FirstRegister) {
+      const Expr *Bits = resolve(
+          Base + S.Lane, Warp[S.Lane]->Operands[FirstRegister + S.Register]);
+      if (Bits->type() != Type::i(32))
+        throw UnsupportedError(X.From.Loc, X.Kind + " with a fragment of " +
+                                               Bits->type().str());
+      const Expr *Piece =
+          C.cast(Op::Trunc,
+                 C.binary(Op::LShr, Bits, C.constant(Type::i(32), 16 * S.Half)),
+                 Type::i(16));
+      return C.cast(Op::Bitcast, Piece, Type::f16());
+    };
+    std::vector<const Expr *> R;
+    for (unsigned Reg = 0; Reg < 4; ++Reg) {
+      auto [Row, Col] = ptx::sem::mmaM16N8K16CDElement(Lane, Reg);
+      std::vector<const Expr *> Args;
+      const Expr *Acc = resolve(K, X.Operands[6 + Reg]);
+      Args.push_back(
+          Acc->type().isFloat() ? Acc : C.cast(Op::Bitcast, Acc, Type::f32()));
+      for (unsigned Kk = 0; Kk < 16; ++Kk)
+        Args.push_back(Half(ptx::sem::mmaM16N8K16A(Row, Kk), 0));
+      for (unsigned Kk = 0; Kk < 16; ++Kk)
+        Args.push_back(Half(ptx::sem::mmaM16N8K16B(Kk, Col), 4));
+      const Expr *D = C.call(MmaM16N8K16F32F16, Type::f32(), Args);
+      Type Want = X.Results[Reg]->type();
+      R.push_back(Want == D->type() ? D : C.cast(Op::Bitcast, D, Want));
+    }
+    return R;
+  }
+
   const Expr *concat(const std::vector<const Expr *> &Bytes) {
     Type Ty = Type::i(unsigned(8 * Bytes.size()));
     const Expr *V = nullptr;
@@ -274,7 +340,8 @@ private:
       return Issued;
     unsigned At = W < E.WriteExchangeCounts.size() ? E.WriteExchangeCounts[W] : 0;
     // The group: the first commit at or after the copy; then the first
-    // wait that leaves at most N younger groups pending.
+    // cp.async.wait_group N after at least N younger groups were committed
+    // (it leaves only the N youngest pending: PTX ISA, cp.async.wait_group).
     std::optional<size_t> Commit;
     for (size_t I = At; I < E.Exchanges.size() && !Commit; ++I)
       if (E.Exchanges[I].Kind == "cp.async.commit_group")
@@ -288,7 +355,7 @@ private:
         ++Younger;
       else if (X.Kind == "cp.async.wait_group" && X.Operands.size() == 1 &&
                X.Operands[0]->isConst() &&
-               Younger <= X.Operands[0]->constBits())
+               Younger >= X.Operands[0]->constBits())
         return Info[K].Phase[I];
     }
     return std::nullopt;

@@ -14,15 +14,23 @@
 //    of phases before P (any thread, program order within a thread), the
 //    launch's initial content ("smem@0") where nothing was written; a
 //    thread's own writes of phase P are already forwarded by the lift.
-//    cp.async copies land at the cp.async.wait_group that covers their
-//    group. Two threads that touch one byte in one phase, one of them
-//    writing (or both writing different values), race: the load sees the
-//    phase's starting content (one possible interleaving), and the race is
-//    reported so that no proof rests on it;
+//    cp.async copies land at the first cp.async.wait_group N issued after
+//    at least N younger groups were committed (it leaves only the N
+//    youngest pending). Two threads that touch one byte in one phase, one
+//    of them writing (or both writing different values), race: the load
+//    sees the phase's starting content (one possible interleaving), and the
+//    race is reported so that no proof rests on it;
 //  - ldmatrix / stmatrix (m8n8, x1/x2/x4, .trans, b16): the warp's row
 //    addresses and fragments as the PTX ISA lays them out;
-//  - mma.sync and atomics' old values are not resolved: using one is
-//    ir::UnsupportedError with the reason.
+//  - mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: each lane's
+//    result register is one element of D, the uninterpreted function
+//    ir::MmaM16N8K16F32F16 of its C element, its row of A and its column of
+//    B, gathered from the warp's fragment registers as the PTX ISA lays
+//    them out (ptx::sem::mmaM16N8K16A/B/CD); an f16 of a register is
+//    bitcast(trunc(x >> 16 h)), as LLVM IR unpacks it. The warp takes part
+//    as one, under one guard (.aligned), or the use is unsupported;
+//  - other mma.sync shapes and types, and atomics' old values, are not
+//    resolved: using one is ir::UnsupportedError with the reason.
 //
 // Every shared offset must fold to a constant once the thread id is fixed;
 // one that does not is ir::UnsupportedError.

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -883,12 +884,244 @@ const Expr *exactQuotient(Context &C, const Expr *X, unsigned K) {
   return Sum;
 }
 
+namespace {
+
+/// Bits [Low, Low + Width) of X when X is an `or` of zero-extended, shifted
+/// pieces and those bits are consecutive bits of one value W, which
+/// several pieces may share (ldmatrix's registers are bytes of the rows
+/// it reads): trunc(lshr(W, D)); nullptr otherwise.
+const Expr *sliceOfConcat(Context &C, const Expr *X, unsigned Low,
+                          unsigned Width) {
+  std::vector<const Expr *> Leaves, Work = {X};
+  while (!Work.empty()) {
+    const Expr *E = Work.back();
+    Work.pop_back();
+    if (E->op() == Op::Or && !E->type().isBool()) {
+      Work.push_back(E->operand(0));
+      Work.push_back(E->operand(1));
+    } else {
+      Leaves.push_back(E);
+    }
+  }
+  const Expr *Whole = nullptr;
+  int64_t Offset = 0; // bit b of the slice's range is bit b + Offset of Whole
+  unsigned Covered = 0;
+  for (const Expr *L : Leaves) {
+    unsigned At = 0;
+    if (L->op() == Op::Shl && L->operand(1)->isConst()) {
+      At = unsigned(L->operand(1)->constBits());
+      L = L->operand(0);
+    }
+    if (L->op() != Op::ZExt)
+      return nullptr; // not known zero outside its bits
+    L = L->operand(0);
+    unsigned Bits = L->type().bits();
+    if (At + Bits <= Low || At >= Low + Width)
+      continue; // zero in the slice
+    if (At < Low || At + Bits > Low + Width)
+      return nullptr; // a piece across the slice's edge
+    unsigned From = 0;
+    if (L->op() == Op::Trunc) {
+      L = L->operand(0);
+      if (L->op() == Op::LShr && L->operand(1)->isConst()) {
+        From = unsigned(L->operand(1)->constBits());
+        L = L->operand(0);
+      }
+    }
+    int64_t D = int64_t(From) - int64_t(At);
+    if (Whole && (L != Whole || D != Offset))
+      return nullptr;
+    Whole = L;
+    Offset = D;
+    Covered += Bits;
+  }
+  if (!Whole || Covered != Width || int64_t(Low) + Offset < 0 ||
+      uint64_t(int64_t(Low) + Offset) + Width > Whole->type().bits() ||
+      !Whole->type().isInt())
+    return nullptr;
+  unsigned Start = unsigned(int64_t(Low) + Offset);
+  const Expr *Bits =
+      Start ? C.binary(Op::LShr, Whole, C.constant(Whole->type(), Start))
+            : Whole;
+  return Bits->type().bits() == Width ? Bits
+                                      : C.cast(Op::Trunc, Bits, Type::i(Width));
+}
+
+} // namespace
+
+/// An unsigned comparison of s + a with s + b (a, b constants, either may
+/// be 0) for a symbol s the assumptions keep below B: when neither sum can
+/// wrap (a, b <= 2^n - B) it is the comparison of a with b. Shared-memory
+/// addresses checked for wrapping (getelementptr inbounds nuw) are such
+/// sums of the window's base.
+const Expr *boundedComparison(Context &C, const Expr *E,
+                              const std::vector<const Expr *> &Ops,
+                              const Alignments &A) {
+  ICmpPredicate P = E->icmpPredicate();
+  if (P != ICmpPredicate::Ult && P != ICmpPredicate::Ule &&
+      P != ICmpPredicate::Ugt && P != ICmpPredicate::Uge)
+    return nullptr;
+  auto Split = [](const Expr *X) -> std::pair<const Expr *, uint64_t> {
+    if (X->op() == Op::Add)
+      for (unsigned I : {0u, 1u})
+        if (X->operand(I)->isConst())
+          return {X->operand(1 - I), X->operand(I)->constBits()};
+    return {X, 0};
+  };
+  auto [S, L] = Split(Ops[0]);
+  auto [S2, R] = Split(Ops[1]);
+  if (S != S2 || S->op() != Op::Symbol)
+    return nullptr;
+  auto It = A.Below.find(S);
+  unsigned Bits = S->type().bits();
+  if (It == A.Below.end() || It->second == 0 || Bits > 64)
+    return nullptr;
+  uint64_t Room = Value::mask(Bits) - (It->second - 1); // largest safe addend
+  if (L > Room || R > Room)
+    return nullptr;
+  bool Holds = P == ICmpPredicate::Ult   ? L < R
+               : P == ICmpPredicate::Ule ? L <= R
+               : P == ICmpPredicate::Ugt ? L > R
+                                         : L >= R;
+  return C.boolean(Holds);
+}
+
+/// trunc(X) to T seen through the truncations and right shifts by
+/// constants inside X that keep to the bits already taken: bits [k, k + w)
+/// of trunc(y) are those of y when k + w fits the truncation, and of
+/// lshr(y, s) bits [k + s, k + s + w) of y when those lie inside y. A half
+/// of a register that was a quarter of a wider load is then the piece it
+/// is (the factory takes pieces out of concatenations). nullptr when
+/// nothing is seen through.
+const Expr *narrowedBits(Context &C, Type T, const Expr *X) {
+  unsigned Shift = 0, Peeled = 0;
+  bool ThroughTrunc = false;
+  for (;;) {
+    unsigned Width = X->type().bits();
+    if (X->op() == Op::Trunc && Shift + T.bits() <= Width) {
+      X = X->operand(0);
+      ThroughTrunc = true;
+    } else if (X->op() == Op::LShr && X->operand(1)->isConst() &&
+               Shift + X->operand(1)->constBits() + T.bits() <= Width) {
+      Shift += unsigned(X->operand(1)->constBits());
+      X = X->operand(0);
+    } else {
+      break;
+    }
+    ++Peeled;
+  }
+  if (X->op() == Op::Or && T.isInt())
+    if (const Expr *Slice = sliceOfConcat(C, X, Shift, T.bits()))
+      return Slice;
+  if (!ThroughTrunc && Peeled < 2)
+    return nullptr;
+  const Expr *Bits =
+      Shift ? C.binary(Op::LShr, X, C.constant(X->type(), Shift)) : X;
+  return Bits->type() == T ? Bits : C.cast(Op::Trunc, Bits, T);
+}
+
+/// Whether E computes a number rather than moves bits: the operands whose
+/// shifts by a constant are products and whose disjoint ors with a
+/// constant are sums (a concatenation's or-ed, shifted zero-extensions are
+/// not).
+bool isArithmetic(const Expr *E) {
+  if (!E->type().isInt() || E->type().isBool())
+    return false;
+  switch (E->op()) {
+  case Op::Add:
+  case Op::Sub:
+  case Op::Mul:
+  case Op::Neg:
+  case Op::SDiv:
+  case Op::SRem:
+  case Op::UDiv:
+  case Op::URem:
+  case Op::SMin:
+  case Op::SMax:
+  case Op::UMin:
+  case Op::UMax:
+  case Op::Symbol:
+    return true;
+  case Op::Shl:
+    return E->operand(1)->isConst() && isArithmetic(E->operand(0));
+  default:
+    return false;
+  }
+}
+
+/// An integer as a sum of terms with constant coefficients and a constant,
+/// mod 2^n: sums, differences, negations, products with a constant and
+/// shifts of arithmetic by a constant are looked through.
+struct LinearSum {
+  uint64_t Constant = 0;
+  std::map<unsigned, std::pair<const Expr *, uint64_t>> Terms; // by node id
+};
+
+void collectLinear(const Expr *E, uint64_t Factor, LinearSum &S) {
+  unsigned Bits = E->type().bits();
+  switch (E->op()) {
+  case Op::Const:
+    S.Constant += Factor * E->constBits();
+    return;
+  case Op::Add:
+  case Op::Sub:
+    collectLinear(E->operand(0), Factor, S);
+    collectLinear(E->operand(1), E->op() == Op::Add ? Factor : 0 - Factor, S);
+    return;
+  case Op::Neg:
+    collectLinear(E->operand(0), 0 - Factor, S);
+    return;
+  case Op::Mul:
+    for (unsigned I : {0u, 1u})
+      if (E->operand(I)->isConst()) {
+        collectLinear(E->operand(1 - I), Factor * E->operand(I)->constBits(),
+                      S);
+        return;
+      }
+    break;
+  case Op::Shl:
+    if (E->operand(1)->isConst() && E->operand(1)->constBits() < Bits &&
+        isArithmetic(E->operand(0))) {
+      collectLinear(E->operand(0), Factor << E->operand(1)->constBits(), S);
+      return;
+    }
+    break;
+  default:
+    break;
+  }
+  auto [It, New] = S.Terms.try_emplace(E->id(), E, 0);
+  It->second.second += Factor;
+}
+
+/// The sum in canonical form: the constant, then c*t for each term in node
+/// order (t alone for c = 1), added left to right.
+const Expr *linearForm(Context &C, Type T, const LinearSum &S) {
+  const Expr *Sum = nullptr;
+  if ((S.Constant & Value::mask(T.bits())) != 0)
+    Sum = C.constant(T, S.Constant);
+  for (const auto &[Id, TermFactor] : S.Terms) {
+    auto [Term, Factor] = TermFactor;
+    Factor &= Value::mask(T.bits());
+    if (Factor == 0)
+      continue;
+    const Expr *Part = Factor == 1 ? Term : C.mul(Term, C.constant(T, Factor));
+    Sum = Sum ? C.add(Sum, Part) : Part;
+  }
+  return Sum ? Sum : C.constant(T, 0);
+}
+
 /// Integer identities of wrapping arithmetic that the lowering of floor
 /// division and remainder spells either way:
-///   x - (x sdiv c) * c        = x srem c         (c a non-zero constant)
+///   x - (x sdiv d) * d        = x srem d         (any d: with SMT-LIB's
+///                                                 x sdiv 0 and x srem 0,
+///                                                 and INT_MIN sdiv -1)
 ///   select(b, a + -1, a)      = a + sext(b)
 ///   select(b, a, a + -1)      = a + sext(!b)
-///   a chain of adds           = its addends, sorted, added left to right
+///   a sum                     = its terms with their constant factors
+///                                 collected, sorted, added left to right
+///                                 (LinearSum: differences, negations,
+///                                 products with and shifts by constants,
+///                                 ors with disjoint constants looked into)
 ///   ashr(x, k)                = x / 2^k   (x a sum of multiples of 2^k that
 ///                                          does not wrap: exactQuotient)
 const Expr *Canonicalizer::integerRewrite(const Expr *E,
@@ -906,14 +1139,12 @@ const Expr *Canonicalizer::integerRewrite(const Expr *E,
   auto IsMinusOne = [&](const Expr *X) {
     return X->isConst() && X->constBits() == Value::mask(T.bits());
   };
-  if (E->op() == Op::Sub && Ops[1]->op() == Op::Mul) {
-    const Expr *A = Ops[1]->operand(0), *B = Ops[1]->operand(1);
-    if (!A->isConst())
-      std::swap(A, B);
-    if (A->isConst() && A->constBits() != 0 && B->op() == Op::SDiv &&
-        B->operand(0) == Ops[0] && B->operand(1) == A)
-      return C.binary(Op::SRem, Ops[0], A);
-  }
+  if (E->op() == Op::Sub && Ops[1]->op() == Op::Mul)
+    for (unsigned I : {0u, 1u}) {
+      const Expr *D = Ops[1]->operand(I), *Q = Ops[1]->operand(1 - I);
+      if (Q->op() == Op::SDiv && Q->operand(0) == Ops[0] && Q->operand(1) == D)
+        return C.binary(Op::SRem, Ops[0], D);
+    }
   if (E->op() == Op::Select && T.bits() > 1) {
     for (unsigned Arm = 1; Arm <= 2; ++Arm) {
       const Expr *Dec = Ops[Arm], *Plain = Ops[3 - Arm];
@@ -932,57 +1163,51 @@ const Expr *Canonicalizer::integerRewrite(const Expr *E,
       return Flat ? Flat : Sum;
     }
   }
-  if (E->op() == Op::Add) {
-    std::vector<const Expr *> Leaves;
-    addends(Ops[0], Leaves);
-    addends(Ops[1], Leaves);
-    // Like terms collected (c*t + t = (c+1)*t, mod 2^n): an induction
-    // variable stepped twice, (i + s) + s, is i + 2*s.
-    uint64_t Constant = 0;
-    std::map<uint64_t, std::pair<const Expr *, uint64_t>> Terms; // by id
-    for (const Expr *L : Leaves) {
-      if (L->isConst()) {
-        Constant += L->constBits();
-        continue;
-      }
-      const Expr *Term = L;
-      uint64_t Factor = 1;
-      if (L->op() == Op::Mul && (L->operand(0)->isConst() || L->operand(1)->isConst())) {
-        bool First = L->operand(0)->isConst();
-        Factor = L->operand(First ? 0 : 1)->constBits();
-        Term = L->operand(First ? 1 : 0);
-      }
-      auto [It, New] = Terms.try_emplace(Term->id(), Term, 0);
-      It->second.second += Factor;
-    }
-    size_t Distinct = Terms.size() + (Constant != 0);
-    if (Leaves.size() < 3 && Distinct == Leaves.size())
-      return nullptr;
-    const Expr *Sum = nullptr;
-    if ((Constant & Value::mask(T.bits())) != 0)
-      Sum = C.constant(T, Constant);
-    for (const auto &[Id, TermFactor] : Terms) {
-      auto [Term, Factor] = TermFactor;
-      Factor &= Value::mask(T.bits());
-      if (Factor == 0)
-        continue;
-      const Expr *Part =
-          Factor == 1 ? Term : C.mul(Term, C.constant(T, Factor));
-      Sum = Sum ? C.add(Sum, Part) : Part;
-    }
-    return Sum ? Sum : C.constant(T, 0);
+  // Sums in one form: like terms collected (c*t + t = (c+1)*t, mod 2^n: an
+  // induction variable stepped twice, (i + s) + s, is i + 2*s), products
+  // with a constant distributed over sums, shifts of arithmetic by a
+  // constant as products (2 * (g << 1) and g * 4 are one value), and an or
+  // with a constant that has no bit in common with the other operand as
+  // the sum it is.
+  bool Linear = E->op() == Op::Add || E->op() == Op::Sub || E->op() == Op::Neg;
+  if (E->op() == Op::Mul)
+    Linear = Ops[0]->isConst() || Ops[1]->isConst();
+  if (E->op() == Op::Shl)
+    Linear = Ops[1]->isConst() && Ops[1]->constBits() < T.bits() &&
+             isArithmetic(Ops[0]);
+  if (E->op() == Op::Or)
+    for (unsigned I : {0u, 1u})
+      if (Ops[I]->isConst() && isArithmetic(Ops[1 - I]) &&
+          std::bit_width(Ops[I]->constBits()) <=
+              knownZeroBits(Ops[1 - I], Aligned))
+        Linear = true;
+  if (!Linear)
+    return nullptr;
+  LinearSum Sum;
+  if (E->op() == Op::Or) {
+    collectLinear(Ops[0], 1, Sum);
+    collectLinear(Ops[1], 1, Sum);
+  } else {
+    collectLinear(rebuild(E, Ops), 1, Sum);
   }
-  return nullptr;
+  const Expr *R = linearForm(C, T, Sum);
+  return R == rebuild(E, Ops) ? nullptr : R;
 }
 
 const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops) {
-  if (E->op() == Op::ICmp)
+  if (E->op() == Op::ICmp) {
     if (const Expr *R = alignedComparison(C, E, Ops, Aligned))
       return R;
+    if (const Expr *R = boundedComparison(C, E, Ops, Aligned))
+      return R;
+  }
   if (IntegerOnly) {
     // Sums and exact quotients only: the other rules wait for the
     // substitution, whose replacements they shape.
-    if ((E->op() == Op::Add || E->op() == Op::AShr) && E->type().isInt())
+    if (E->type().isInt() && !E->type().isBool() &&
+        (E->op() == Op::Add || E->op() == Op::Sub || E->op() == Op::Neg ||
+         E->op() == Op::Mul || E->op() == Op::Shl || E->op() == Op::Or ||
+         E->op() == Op::AShr))
       if (const Expr *R = integerRewrite(E, Ops))
         return R;
     return rebuild(E, Ops);
@@ -1013,6 +1238,73 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
   }
   if (E->op() == Op::Read || E->op() == Op::Call)
     return rebuild(E, Ops);
+  if (E->op() == Op::Trunc)
+    if (const Expr *R = narrowedBits(C, E->type(), Ops[0]))
+      return R;
+  // x & c is 0 when c has bits only where x is known zero (an address's
+  // alignment test under the launch's divisibility).
+  if (E->op() == Op::And && !E->type().isBool())
+    for (unsigned I : {0u, 1u})
+      if (Ops[I]->isConst() && std::bit_width(Ops[I]->constBits()) <=
+                                   knownZeroBits(Ops[1 - I], Aligned))
+        return C.constant(E->type(), 0);
+  // (a + c) rem n = (a + h) rem n + l for c = h + l, l the part of c below
+  // the low bits a and n both have zero: the remainder of a + h is such a
+  // multiple too, of a's sign, and adding l crosses no multiple of n (a
+  // vector of lanes that Triton's contiguity lets it wrap by one modulo).
+  if ((E->op() == Op::SRem || E->op() == Op::URem) && Ops[0]->op() == Op::Add) {
+    LinearSum Sum;
+    collectLinear(Ops[0], 1, Sum);
+    uint64_t K = Sum.Constant & Value::mask(Ops[0]->type().bits());
+    Sum.Constant = 0;
+    const Expr *A = linearForm(C, Ops[0]->type(), Sum);
+    unsigned Zero = std::min(
+        {knownZeroBits(A, Aligned), knownZeroBits(Ops[1], Aligned), 63u});
+    uint64_t Low = K & ((uint64_t(1) << Zero) - 1);
+    if (Low != 0 && !A->isConst()) {
+      const Expr *High =
+          K == Low ? A : C.add(A, C.constant(A->type(), K - Low));
+      if (High->op() == Op::Add)
+        if (const Expr *Flat =
+                integerRewrite(High, {High->operand(0), High->operand(1)}))
+          High = Flat;
+      const Expr *Rem = C.binary(E->op(), High, Ops[1]);
+      const Expr *Total = C.add(Rem, C.constant(E->type(), Low));
+      if (Total->op() != Op::Add)
+        return Total;
+      const Expr *Flat =
+          integerRewrite(Total, {Total->operand(0), Total->operand(1)});
+      return Flat ? Flat : Total;
+    }
+  }
+  // ext(a + c) = ext(a + h) + l for c = h + l, l the part of c below the
+  // low bits a has zero (a + h + l is (a + h) | l, whose sign is that of
+  // a + h): an element index widened before a vector lane is added to it,
+  // or after.
+  if ((E->op() == Op::SExt || E->op() == Op::ZExt) && Ops[0]->op() == Op::Add) {
+    LinearSum Sum;
+    collectLinear(Ops[0], 1, Sum);
+    Type From = Ops[0]->type();
+    uint64_t K = Sum.Constant & Value::mask(From.bits());
+    Sum.Constant = 0;
+    const Expr *A = linearForm(C, From, Sum);
+    unsigned Zero = std::min(knownZeroBits(A, Aligned), 63u);
+    uint64_t Low = K & ((uint64_t(1) << Zero) - 1);
+    if (Low != 0 && !A->isConst()) {
+      const Expr *High = K == Low ? A : C.add(A, C.constant(From, K - Low));
+      if (High->op() == Op::Add)
+        if (const Expr *Flat =
+                integerRewrite(High, {High->operand(0), High->operand(1)}))
+          High = Flat;
+      const Expr *Wide = rewrite(E, {High});
+      const Expr *Total = C.add(Wide, C.constant(E->type(), Low));
+      if (Total->op() != Op::Add)
+        return Total;
+      const Expr *Flat =
+          integerRewrite(Total, {Total->operand(0), Total->operand(1)});
+      return Flat ? Flat : Total;
+    }
+  }
   if (const Expr *R = integerRewrite(E, Ops))
     return R;
   if (const Expr *R = narrowedArithmetic(C, E, Ops))

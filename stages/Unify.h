@@ -17,8 +17,16 @@
 //     when every operand is a select on one condition or a constant
 //     (op(sel(c, a, b), sel(c, a', b')) = sel(c, op(a, a'), op(b, b'))),
 //     nested selects on one condition collapse, and casts move into selects;
-//     comparisons with a value the assumptions make a multiple of 2^k take
-//     one spelling (stages/AlignedCompare.h).
+//     integer sums are one sorted sum of terms with constant factors (a
+//     shift of arithmetic by a constant is a product, an or with a constant
+//     in the other operand's zero low bits a sum), x - (x sdiv d) * d is
+//     x srem d, bits are taken from where they lie (truncations of shifts
+//     of truncations, slices of concatenations); comparisons with a value
+//     the assumptions make a multiple of 2^k take one spelling
+//     (stages/AlignedCompare.h), and the assumptions' alignments and
+//     bounds decide masks of zero bits, widenings and remainders of sums
+//     with a low constant, and unsigned comparisons of a bounded symbol
+//     plus constants.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STAGECHECK_STAGES_UNIFY_H
@@ -92,7 +100,7 @@ private:
 class Canonicalizer {
 public:
   /// Aligned: what the assumptions the expressions are compared under say
-  /// of their symbols' low bits (alignmentsFrom).
+  /// of their symbols' low bits and unsigned bounds (alignmentsFrom).
   explicit Canonicalizer(ir::Context &C, Alignments Aligned = {})
       : C(C), Under(C), Aligned(std::move(Aligned)) {}
   /// Only the integer identities (integerRewrite), everything else rebuilt

@@ -7,14 +7,19 @@
 //  1. The TTGIR is lifted as Triton's lowering computes it where that is not
 //     a plain equality (frontends/ttir/LiftLowering.cpp: the reduction tree
 //     order for the operand's layout, math.exp as ex2.approx, arith.divf as
-//     div.full, math.sqrt and math.log as libdevice calls), and its
+//     div.full, math.sqrt and math.log as libdevice calls, an MMAv2 tt.dot
+//     as one mma.sync m16n8k16 per 16-wide k slice, in order), and its
 //     libdevice calls take the meaning of their bodies in libdevice.10.bc
 //     (stages/Libdevice.h). Each rule used is listed in
 //     PairResult::Relaxations with the number of ops it was applied to.
 //  2. The LLVM IR is lifted once per thread of the CTA (tid.x = 0..ntid-1),
 //     and what each thread receives from the others (shuffles, shared
-//     memory across barriers, ldmatrix / stmatrix) is resolved over the
-//     CTA (stages/CtaModel.h).
+//     memory across barriers, ldmatrix / stmatrix, mma.sync) is resolved
+//     over the CTA (stages/CtaModel.h). One output element of one mma.sync
+//     is the same uninterpreted function on both sides
+//     (ir::MmaM16N8K16F32F16): the hardware's inner arithmetic is not
+//     specified, and equality under every interpretation is equality on
+//     the hardware.
 //  3. The CTA's global writes are compared with the TTGIR's element writes
 //     (stages/Refinement.h, pairwise: each write of a thread with the
 //     element it writes), bit-exact; the target may not be undefined where

@@ -21,10 +21,24 @@
 //  - "divf -> div.full": arith.divf on f32 is div.full.f32;
 //  - "sqrt -> __nv_sqrtf", "log -> __nv_logf": math.sqrt and math.log on
 //    f32 call libdevice (its body gives them their meaning).
+//  - "dot -> mma.sync m16n8k16 (per 16-wide k slice, in order)": tt.dot
+//    with an MMAv2 result (#ttg.nvidia_mma versionMajor 2, instrShape
+//    [16, 8]), f16 operands of kWidth 2 and an f32 accumulator is one
+//    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 per 16-wide slice of
+//    k, slice after slice, each taking the previous one's result as its
+//    accumulator (third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/DotOpToLLVM/
+//    MMAv2.cpp: convertMMAImpl loops k, then m, then n, and writes each
+//    result back into fc): element (i, j) is
+//    F(...F(F(c, A[i, 0:16], B[0:16, j]), A[i, 16:32], B[16:32, j])...)
+//    with F the uninterpreted ir::MmaM16N8K16F32F16 (the instruction's
+//    inner sum and rounding are the hardware's). Other MMAv2 dots are
+//    unsupported (bf16, tf32, f16 or integer accumulators, kWidth > 2,
+//    whose instructions take k out of order, batches, Turing's m16n8k8).
 //
 //===----------------------------------------------------------------------===//
 #include "frontends/ttir/LifterImpl.h"
 
+#include "ir/Functions.h"
 #include "layout/Layouts.h"
 #include "layout/Symbolic.h"
 
@@ -294,6 +308,76 @@ bool Lifter::liftLoweredArith(const Operation &O) {
   }
   define(O, elementwise(O, V, E));
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Dots on tensor cores
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const Layout *encodingOf(const Val &V) {
+  return V.Ty && V.Ty->Encoding ? V.Ty->Encoding.get() : nullptr;
+}
+
+/// The compute capability of "ttg.target" = "cuda:90", or 0.
+unsigned targetCapability(const Module &M) {
+  for (const auto &[Key, Value] : M.Attributes)
+    if (Key == "ttg.target" && Value && Value->Text.rfind("cuda:", 0) == 0)
+      return unsigned(std::strtoul(Value->Text.c_str() + 5, nullptr, 10));
+  return 0;
+}
+
+} // namespace
+
+std::optional<Val> Lifter::dotLowered(const Operation &O, const Val &A,
+                                      const Val &B, const Val &Acc) {
+  TypePtr Result = resultType(O);
+  const Layout *L =
+      Result && Result->Encoding ? Result->Encoding.get() : nullptr;
+  if (!L || L->K != Layout::Kind::NvidiaMma || L->VersionMajor != 2)
+    return std::nullopt;
+  auto Unmodelled = [&](const std::string &What) {
+    unsupported(O, "tt.dot lowered to mma.sync " + What + " is not modelled");
+  };
+  if (A.rank() != 2)
+    Unmodelled("over a batch of matrices");
+  if (L->InstrShape != std::vector<unsigned>{16, 8})
+    Unmodelled("with instrShape " + L->Text);
+  Type F16 = Type::f16(), F32 = Type::f32();
+  if (A.E->type() != F16 || B.E->type() != F16 || Acc.E->type() != F32)
+    Unmodelled("with " + A.E->type().str() + " x " + B.E->type().str() +
+               " -> " + Acc.E->type().str() + " (only f16 x f16 -> f32)");
+  unsigned Capability = targetCapability(M);
+  if (Capability < 80)
+    Unmodelled("for target cuda:" + std::to_string(Capability) +
+               " (m16n8k16 needs sm_80 or later)");
+  for (const auto &[V, Index] : {std::pair{&A, 0u}, std::pair{&B, 1u}}) {
+    const Layout *E = encodingOf(*V);
+    if (!E || E->K != Layout::Kind::DotOperand || E->OpIdx != Index)
+      Unmodelled("with an operand not in a #ttg.dot_op layout");
+    if (E->KWidth != 2)
+      Unmodelled("with kWidth " + std::to_string(E->KWidth) +
+                 " (its instructions take k out of order)");
+  }
+  int64_t K = A.Shape[1];
+  if (K % 16 != 0)
+    Unmodelled("with k = " + std::to_string(K) + ", not a multiple of 16");
+  noteRule("dot -> mma.sync m16n8k16 (per 16-wide k slice, in order)", O);
+  const Expr *Sum = Acc.E, *Defined = Acc.Defined;
+  for (int64_t Slice = 0; Slice < K; Slice += 16) {
+    std::vector<const Expr *> Args = {Sum}, Bs;
+    for (int64_t I = Slice; I < Slice + 16; ++I) {
+      const Expr *KI = C.intConst(Type::i(32), I);
+      Val AI = substVal(A, {{1, KI}}), BI = substVal(B, {{0, KI}});
+      Args.push_back(AI.E);
+      Bs.push_back(BI.E);
+      Defined = C.andOf(Defined, C.andOf(AI.Defined, BI.Defined));
+    }
+    Args.insert(Args.end(), Bs.begin(), Bs.end());
+    Sum = C.call(MmaM16N8K16F32F16, F32, Args);
+  }
+  return tensorOf(Result, Sum, Defined);
 }
 
 //===----------------------------------------------------------------------===//

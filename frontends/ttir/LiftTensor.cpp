@@ -445,6 +445,11 @@ bool Lifter::liftTensorOp(const Operation &O) {
     };
     std::vector<int64_t> Shape = Acc.Shape;
     Acc = adapt(Acc, Shape, O);
+    if (Opt.Lowering && N == "tt.dot")
+      if (std::optional<Val> D = dotLowered(O, A, B, Acc)) {
+        define(O, *D);
+        return true;
+      }
     const Expr *Sum = Acc.E;
     const Expr *Defined = Acc.Defined;
     for (int64_t I = 0; I < K; ++I) {

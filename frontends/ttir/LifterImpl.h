@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -206,6 +207,10 @@ public:
                    std::vector<std::pair<std::string, std::vector<Val>>> &Saved);
   void noteRule(const std::string &Rule, const Operation &O);
   bool liftLoweredArith(const Operation &O);
+  /// tt.dot with an MMAv2 (#ttg.nvidia_mma, versionMajor 2) result as
+  /// Triton's mma.sync lowering computes it; nullopt for other dots.
+  std::optional<Val> dotLowered(const Operation &O, const Val &A, const Val &B,
+                                const Val &Acc);
   std::vector<Val>
   reduceLowered(const Operation &O, const std::vector<Val> &Srcs, unsigned Axis,
                 const std::function<std::vector<Val>(int64_t)> &Leaf);

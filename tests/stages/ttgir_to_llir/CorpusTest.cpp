@@ -19,12 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Bundles not proved yet, with (a part of) the reason their check gives.
-const std::map<std::string, std::string> NotYet = {
-    {"tutorial_matmul",
-     "the result of mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-     "(mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32) is not modelled "
-     "across the threads of a CTA"},
-};
+const std::map<std::string, std::string> NotYet = {};
 
 std::vector<std::string> bundles() {
   std::vector<std::string> Out;
