@@ -1249,9 +1249,11 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
                                    knownZeroBits(Ops[1 - I], Aligned))
         return C.constant(E->type(), 0);
   // (a + c) rem n = (a + h) rem n + l for c = h + l, l the part of c below
-  // the low bits a and n both have zero: the remainder of a + h is such a
-  // multiple too, of a's sign, and adding l crosses no multiple of n (a
-  // vector of lanes that Triton's contiguity lets it wrap by one modulo).
+  // the low bits a and n both have zero: the remainder r of a + h is such a
+  // multiple too, and adding l crosses no multiple of n (a vector of lanes
+  // that Triton's contiguity analysis lets it take modulo n once). Exact
+  // for urem; for srem when a + h >= 0 (for a + h < 0 with r = 0 the sum's
+  // remainder is l - |n|), which is then assumed (assumed()).
   if ((E->op() == Op::SRem || E->op() == Op::URem) && Ops[0]->op() == Op::Add) {
     LinearSum Sum;
     collectLinear(Ops[0], 1, Sum);
@@ -1268,6 +1270,13 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
         if (const Expr *Flat =
                 integerRewrite(High, {High->operand(0), High->operand(1)}))
           High = Flat;
+      if (E->op() == Op::SRem) {
+        const Expr *NonNegative =
+            C.icmp(ICmpPredicate::Sle, C.constant(High->type(), 0), High);
+        if (std::find(Assumed.begin(), Assumed.end(), NonNegative) ==
+            Assumed.end())
+          Assumed.push_back(NonNegative);
+      }
       const Expr *Rem = C.binary(E->op(), High, Ops[1]);
       const Expr *Total = C.add(Rem, C.constant(E->type(), Low));
       if (Total->op() != Op::Add)

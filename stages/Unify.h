@@ -114,6 +114,13 @@ public:
   const ir::Expr *
   operator()(const ir::Expr *E,
              const std::unordered_map<const ir::Expr *, const ir::Expr *> &Map);
+  /// Conditions (i1) the forms made so far are exact under, beyond the
+  /// assumptions given: `0 <= a` for each (a + c) srem n taken as
+  /// (a + h) srem n + l, the contiguity Triton's axis analysis gives a
+  /// remainder of an aligned offset (the lowering loads a vector of lanes
+  /// from one remainder). A check asks its queries under them too and
+  /// states them in its bound.
+  const std::vector<const ir::Expr *> &assumed() const { return Assumed; }
 
 private:
   ir::Context &C;
@@ -122,6 +129,7 @@ private:
   std::unordered_map<const ir::Expr *, const ir::Expr *> Done;
   std::set<const ir::Expr *> InProgress;
   bool IntegerOnly = false;
+  std::vector<const ir::Expr *> Assumed;
   const ir::Expr *rewrite(const ir::Expr *E, std::vector<const ir::Expr *> Ops);
   const ir::Expr *integerRewrite(const ir::Expr *E,
                                  const std::vector<const ir::Expr *> &Ops);

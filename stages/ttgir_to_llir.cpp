@@ -590,6 +590,7 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   // The assumptions as they are: the substitution holds under them.
   CheckOptions CO = O.Check;
   CO.Assumptions = Assumptions;
+  addUnique(CO.Assumptions, Canon.assumed()); // what its forms rely on
   PairResult R = checkRefinement(C, PairedSource, PairedTarget, CO);
   for (QueryReport &Q : R.Queries)
     Q.Name = CaseName + Q.Name;
@@ -602,6 +603,9 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   std::vector<std::string> Bounds = LS.Bounds;
   Bounds.insert(Bounds.end(), Cta.Bounds.begin(), Cta.Bounds.end());
   Bounds.insert(Bounds.end(), Specialised.begin(), Specialised.end());
+  if (!Canon.assumed().empty())
+    Bounds.push_back("contiguity of %: the aligned part of a remainder's "
+                     "dividend is non-negative");
   R.Bound = Bounds.empty() ? "none" : joined(Bounds);
   CaseBounds = Bounds;
   for (const auto &[Rule, Count] : LS.Rules)
