@@ -61,24 +61,30 @@ namespace {
 
 using Fingerprint = std::vector<uint64_t>;
 
+/// Whether an input satisfies every assumption (and evaluates).
+bool meets(const Env &E, const std::vector<const Expr *> &Assumptions) {
+  try {
+    Interpreter I(E);
+    for (const Expr *A : Assumptions)
+      if (!I.eval(A).isTrue())
+        return false;
+  } catch (const EvalError &) {
+    return false;
+  }
+  return true;
+}
+
 /// Inputs on which terms are compared: launch symbols drawn at random
 /// (small and large), kept only when they satisfy the assumptions.
 std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
                          const std::vector<const Expr *> &Assumptions,
                          const smt::SolverOptions &Solver, Context &C) {
   std::vector<Env> Out;
+  // Enough that terms which differ rarely agree on all of them (each false
+  // match costs a solver round).
+  constexpr size_t Wanted = 32;
   std::mt19937_64 Rng(7);
-  auto Accept = [&](const Env &E) {
-    try {
-      Interpreter I(E);
-      for (const Expr *A : Assumptions)
-        if (!I.eval(A).isTrue())
-          return false;
-    } catch (const EvalError &) {
-      return false;
-    }
-    return true;
-  };
+  auto Accept = [&](const Env &E) { return meets(E, Assumptions); };
   // Divisibility assumptions (srem(x, D) == 0) are met by construction.
   auto Divisible = [&](Env &E) {
     for (const Expr *A : Assumptions) {
@@ -96,7 +102,7 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
         E.setSymbol(X->name(), Value::ofBits(X->type(), V->Bits / D * D));
     }
   };
-  for (unsigned Try = 0; Try < 96 && Out.size() < 8; ++Try) {
+  for (unsigned Try = 0; Try < 256 && Out.size() < Wanted; ++Try) {
     Env E;
     // The first programs, where masks differ, then any.
     uint64_t Pid = Try < 4 ? Try
@@ -143,7 +149,7 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
       for (const Expr *N : postOrder(Mentioned))
         if (N->op() == Op::Symbol)
           Constrained.insert(N);
-      for (unsigned Try = 0; Try < 256 && Out.size() < 8; ++Try) {
+      for (unsigned Try = 0; Try < 256 && Out.size() < Wanted; ++Try) {
         Env E = Base;
         for (const Expr *S : Symbols) {
           uint64_t V = Base.symbol(S->name())->Bits;
@@ -233,13 +239,17 @@ void proveInParts(Context &C,
                   const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
                   const std::vector<const Expr *> &Assumptions,
                   const smt::SolverOptions &Solver, Unification &U,
-                  unsigned Depth, const Contexts &Where) {
+                  unsigned Depth, const Contexts &Where,
+                  ProvedEqualities::Scope *Memo) {
   if (Pairs.empty())
     return;
   smt::QueryResult R = proveAll(C, Pairs, Assumptions, Solver, Where);
   if (R.Kind == smt::Outcome::Proved) {
-    for (const auto &[A, B] : Pairs)
-      U.Map[A] = B;
+    for (const auto &P : Pairs) {
+      U.Map[P.first] = P.second;
+      if (Memo)
+        Memo->note(P);
+    }
     U.Proved += unsigned(Pairs.size());
     return;
   }
@@ -247,12 +257,68 @@ void proveInParts(Context &C,
     return;
   size_t Half = Pairs.size() / 2;
   proveInParts(C, {Pairs.begin(), Pairs.begin() + long(Half)}, Assumptions,
-               Solver, U, Depth + 1, Where);
+               Solver, U, Depth + 1, Where, Memo);
   proveInParts(C, {Pairs.begin() + long(Half), Pairs.end()}, Assumptions,
-               Solver, U, Depth + 1, Where);
+               Solver, U, Depth + 1, Where, Memo);
 }
 
 } // namespace
+
+ProvedEqualities::Scope::Scope(ProvedEqualities &Memo,
+                               const std::vector<const Expr *> &Assumptions)
+    : Memo(&Memo), Assumptions(Assumptions) {
+  // Union-find over the assumptions, joined through their symbols.
+  std::vector<size_t> Parent(Assumptions.size());
+  for (size_t K = 0; K < Parent.size(); ++K)
+    Parent[K] = K;
+  auto Find = [&](size_t K) {
+    while (Parent[K] != K)
+      K = Parent[K] = Parent[Parent[K]];
+    return K;
+  };
+  std::unordered_map<const Expr *, size_t> FirstWith;
+  for (size_t K = 0; K < Assumptions.size(); ++K) {
+    const Expr *Roots[] = {Assumptions[K]};
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::Symbol) {
+        auto [It, New] = FirstWith.try_emplace(N, K);
+        if (!New)
+          Parent[Find(K)] = Find(It->second);
+      }
+  }
+  ComponentOf.resize(Assumptions.size());
+  for (size_t K = 0; K < Assumptions.size(); ++K)
+    ComponentOf[K] = Find(K);
+  for (const auto &[Symbol, K] : FirstWith)
+    SymbolComponent[Symbol] = ComponentOf[K];
+}
+
+std::vector<const Expr *>
+ProvedEqualities::Scope::connected(const Pair &P) const {
+  std::set<size_t> Components;
+  const Expr *Roots[] = {P.first, P.second};
+  for (const Expr *N : postOrder(Roots))
+    if (N->op() == Op::Symbol)
+      if (auto It = SymbolComponent.find(N); It != SymbolComponent.end())
+        Components.insert(It->second);
+  std::vector<const Expr *> Out;
+  for (size_t K = 0; K < Assumptions.size(); ++K)
+    if (Components.count(ComponentOf[K]))
+      Out.push_back(Assumptions[K]);
+  std::sort(Out.begin(), Out.end());
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  return Out;
+}
+
+bool ProvedEqualities::Scope::known(const Pair &P) const {
+  return Memo->Proved.count({P, connected(P)}) > 0;
+}
+
+void ProvedEqualities::Scope::note(const Pair &P) {
+  if (!Satisfiable)
+    return;
+  Memo->Proved.insert({P, connected(P)});
+}
 
 /// Where each launch term matters: the disjunction of the contexts of the
 /// roots that contain it (true as soon as one matters everywhere, or when
@@ -296,9 +362,13 @@ void noteContexts(Context &C, const std::vector<UnifyRoot> &Roots,
 Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoots,
                              const std::vector<UnifyRoot> &TargetRoots,
                              const std::vector<const Expr *> &Assumptions,
-                             const smt::SolverOptions &Solver) {
+                             const smt::SolverOptions &Solver,
+                             ProvedEqualities *Memo) {
   auto Start = std::chrono::steady_clock::now();
   Unification U;
+  std::optional<ProvedEqualities::Scope> Earlier;
+  if (Memo)
+    Earlier.emplace(Memo->scope(Assumptions));
   std::vector<const Expr *> Source, Target;
   for (const UnifyRoot &R : SourceRoots)
     Source.push_back(R.E);
@@ -350,6 +420,11 @@ Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoo
   std::vector<Env> First = samples(Symbols, Assumptions, Solver, C);
   if (First.size() < 2)
     return U;
+  U.Witnessed = std::any_of(First.begin(), First.end(), [&](const Env &E) {
+    return meets(E, Assumptions);
+  });
+  if (Earlier && U.Witnessed)
+    Earlier->witnessed();
   std::deque<Env> Envs(First.begin(), First.end());
   std::deque<Interpreter> Inputs;
   for (const Env &E : Envs)
@@ -462,16 +537,8 @@ Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoo
           N.setSymbol(S->name(),
                       Value::ofBits(S->type(), M.symbol(S->name())->Bits +
                                                    int64_t(Rng() % 33) - 16));
-      try {
-        Interpreter I(N);
-        bool Holds = true;
-        for (const Expr *A : Assumptions)
-          Holds &= I.eval(A).isTrue();
-        if (!Holds)
-          continue;
-      } catch (const EvalError &) {
+      if (!meets(N, Assumptions))
         continue;
-      }
       Envs.push_back(N);
       Inputs.emplace_back(Envs.back());
     }
@@ -493,6 +560,21 @@ Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoo
         return;
       if (Round == 0)
         U.Proposed += unsigned(Pairs.size());
+      // Equalities earlier calls proved under the same connected
+      // assumptions need no query.
+      ProvedEqualities::Scope *Memo =
+          Restricted || !Earlier ? nullptr : &*Earlier;
+      if (Memo) {
+        std::vector<std::pair<const Expr *, const Expr *>> Unknown;
+        for (const auto &P : Pairs)
+          if (Memo->known(P)) {
+            U.Map[P.first] = P.second;
+            ++U.Proved;
+          } else {
+            Unknown.push_back(P);
+          }
+        Pairs = std::move(Unknown);
+      }
       bool Separated = false;
       for (size_t From = 0; From < Pairs.size(); From += Chunk) {
         std::vector<std::pair<const Expr *, const Expr *>> Part(
@@ -507,13 +589,16 @@ Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoo
                     int(Booleans), int(Restricted), Round, Part.size(),
                     smt::spelling(R.Kind), R.Seconds);
           if (R.Kind == smt::Outcome::Proved) {
-            for (const auto &[A, B] : Part)
-              U.Map[A] = B;
+            for (const auto &P : Part) {
+              U.Map[P.first] = P.second;
+              if (Memo)
+                Memo->note(P);
+            }
             U.Proved += unsigned(Part.size());
             break;
           }
           if (R.Kind == smt::Outcome::Unknown) {
-            proveInParts(C, Part, Assumptions, Solver, U, 2, In);
+            proveInParts(C, Part, Assumptions, Solver, U, 2, In, Memo);
             break;
           }
           AddSample(R.Model);
@@ -564,22 +649,33 @@ std::vector<bool>
 proveEqual(Context &C,
            const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
            const std::vector<const Expr *> &Assumptions,
-           const smt::SolverOptions &Solver) {
+           const smt::SolverOptions &Solver,
+           ProvedEqualities::Scope *Memo) {
   std::vector<bool> Proved(Pairs.size(), false);
   static const Contexts Everywhere;
   constexpr size_t Chunk = 512;
-  for (size_t From = 0; From < Pairs.size(); From += Chunk) {
-    std::vector<size_t> Part;
-    for (size_t K = From; K < std::min(Pairs.size(), From + Chunk); ++K)
-      Part.push_back(K);
+  std::vector<size_t> Asking;
+  for (size_t K = 0; K < Pairs.size(); ++K) {
+    if (Memo && Memo->known(Pairs[K]))
+      Proved[K] = true;
+    else
+      Asking.push_back(K);
+  }
+  for (size_t From = 0; From < Asking.size(); From += Chunk) {
+    std::vector<size_t> Part(
+        Asking.begin() + long(From),
+        Asking.begin() + long(std::min(Asking.size(), From + Chunk)));
     for (unsigned Try = 0; Try < 4 && !Part.empty(); ++Try) {
       std::vector<std::pair<const Expr *, const Expr *>> Asked;
       for (size_t K : Part)
         Asked.push_back(Pairs[K]);
       smt::QueryResult R = proveAll(C, Asked, Assumptions, Solver, Everywhere);
       if (R.Kind == smt::Outcome::Proved) {
-        for (size_t K : Part)
+        for (size_t K : Part) {
           Proved[K] = true;
+          if (Memo)
+            Memo->note(Pairs[K]);
+        }
         break;
       }
       if (R.Kind != smt::Outcome::Counterexample)

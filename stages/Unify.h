@@ -44,6 +44,49 @@
 
 namespace stagecheck::stages {
 
+/// Equalities proved under one list of assumptions, reused under another
+/// (the trip-count cases of one pair check share most launch terms and
+/// differ in a few assumptions on the trip counts). A proof of a == b
+/// needs only the assumptions connected to a and b through shared symbols
+/// when the others are satisfiable: given an input of the new list where
+/// a != b, its values of those symbols joined with any input meeting the
+/// old list's other assumptions (their symbols are disjoint) would refute
+/// the old proof. So an equality is known again when its connected
+/// assumptions are the same nodes and the old list had an input meeting
+/// all of it.
+class ProvedEqualities {
+public:
+  using Pair = std::pair<const ir::Expr *, const ir::Expr *>;
+  /// One assumption list's view.
+  class Scope {
+  public:
+    bool known(const Pair &P) const;
+    /// P proved under the list; remembered only when the list is known
+    /// satisfiable (witnessed).
+    void note(const Pair &P);
+    /// Some input meets every assumption of the list.
+    void witnessed() { Satisfiable = true; }
+
+  private:
+    friend class ProvedEqualities;
+    Scope(ProvedEqualities &Memo, const std::vector<const ir::Expr *> &Assumptions);
+    std::vector<const ir::Expr *> connected(const Pair &P) const;
+    ProvedEqualities *Memo;
+    std::vector<const ir::Expr *> Assumptions;
+    /// Each assumption's component (assumptions joined by a shared symbol),
+    /// and each symbol's.
+    std::vector<size_t> ComponentOf;
+    std::unordered_map<const ir::Expr *, size_t> SymbolComponent;
+    bool Satisfiable = false;
+  };
+  Scope scope(const std::vector<const ir::Expr *> &Assumptions) {
+    return Scope(*this, Assumptions);
+  }
+
+private:
+  std::set<std::pair<Pair, std::vector<const ir::Expr *>>> Proved;
+};
+
 /// An expression whose launch terms are to be matched, and where its value
 /// matters (a write's value only where its guard holds); null: everywhere.
 struct UnifyRoot {
@@ -59,13 +102,18 @@ struct Unification {
   std::unordered_map<const ir::Expr *, const ir::Expr *> Map;
   unsigned Proposed = 0, Proved = 0;
   double Seconds = 0;
+  /// Inputs meeting every assumption were found (the list is satisfiable).
+  bool Witnessed = false;
 };
 
+/// Memo, when given, supplies equalities earlier calls proved and keeps
+/// those this call proves (unconditionally, not only in context).
 Unification unifyLaunchTerms(ir::Context &C,
                              const std::vector<UnifyRoot> &Source,
                              const std::vector<UnifyRoot> &Target,
                              const std::vector<const ir::Expr *> &Assumptions,
-                             const smt::SolverOptions &Solver);
+                             const smt::SolverOptions &Solver,
+                             ProvedEqualities *Memo = nullptr);
 
 /// Which of the pairs are equal under Assumptions, asked a few hundred at
 /// a time (pairs a counterexample separates are left out and the rest asked
@@ -75,7 +123,8 @@ std::vector<bool>
 proveEqual(ir::Context &C,
            const std::vector<std::pair<const ir::Expr *, const ir::Expr *>> &Pairs,
            const std::vector<const ir::Expr *> &Assumptions,
-           const smt::SolverOptions &Solver);
+           const smt::SolverOptions &Solver,
+           ProvedEqualities::Scope *Memo = nullptr);
 
 /// Rewrites an expression under a condition: every conjunct of the
 /// condition becomes true (its negation false), or, assuming the condition

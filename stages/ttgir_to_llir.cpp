@@ -215,6 +215,8 @@ private:
   KernelInterface Interface;
   std::unique_ptr<Libdevice> Library;
   std::map<std::string, unsigned> Rules;
+  /// Equalities proved in earlier cases, reused where their assumptions are.
+  ProvedEqualities Proofs;
   /// The bounds of the last case compared, one line each.
   std::vector<std::string> CaseBounds;
 
@@ -465,7 +467,8 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   for (const UndefinedBehavior &Ub : TargetUndefined)
     TargetRoots.push_back({Ub.Condition, nullptr});
   Unification U =
-      unifyLaunchTerms(C, SourceRoots, TargetRoots, Assumptions, O.Check.Solver);
+      unifyLaunchTerms(C, SourceRoots, TargetRoots, Assumptions, O.Check.Solver,
+                       &Proofs);
   Canonicalizer Canon(C, alignmentsFrom(Assumptions));
   auto Canonical = [&](const Expr *E) {
     const Expr *R = Canon(E, U.Map);
@@ -536,8 +539,11 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
       Guards.push_back({PT[K].W.Guard, PS[K].W.Guard});
       GuardPairs.push_back(K);
     }
+  ProvedEqualities::Scope GuardProofs = Proofs.scope(Assumptions);
+  if (U.Witnessed)
+    GuardProofs.witnessed();
   std::vector<bool> SameGuard =
-      proveEqual(C, Guards, Assumptions, O.Check.Solver);
+      proveEqual(C, Guards, Assumptions, O.Check.Solver, &GuardProofs);
   for (size_t I = 0; I < GuardPairs.size(); ++I)
     if (SameGuard[I])
       PT[GuardPairs[I]].W.Guard = PS[GuardPairs[I]].W.Guard;

@@ -1,0 +1,88 @@
+// Equalities proved under one assumption list are reused under another only
+// where the assumptions connected to them are the same nodes and the old
+// list was satisfiable (stages/Unify.h, ProvedEqualities).
+#include "stages/Unify.h"
+
+#include <gtest/gtest.h>
+
+using namespace stagecheck;
+using namespace stagecheck::ir;
+using stages::proveEqual;
+using stages::ProvedEqualities;
+
+namespace {
+
+struct ProvedEqualitiesTest : ::testing::Test {
+  Context C;
+  Type T = Type::i(8);
+  const Expr *X = C.symbol("x", T), *Y = C.symbol("y", T), *Z = C.symbol("z", T);
+  const Expr *k(uint64_t V) { return C.intConst(T, V); }
+  const Expr *ult(const Expr *A, const Expr *B) {
+    return C.icmp(ICmpPredicate::Ult, A, B);
+  }
+  // x urem 8 == x needs x < 8, nothing of y.
+  ProvedEqualities::Pair OfX{C.binary(Op::URem, X, k(8)), X};
+  // y + 1 == 4 needs y == 3.
+  ProvedEqualities::Pair OfY{C.add(Y, k(1)), k(4)};
+};
+
+TEST_F(ProvedEqualitiesTest, ReusedWhereTheConnectedAssumptionsAreTheSame) {
+  ProvedEqualities Memo;
+  std::vector<const Expr *> First = {ult(X, k(8)), C.eq(Y, k(3))};
+  ProvedEqualities::Scope S1 = Memo.scope(First);
+  S1.witnessed();
+  S1.note(OfX);
+  S1.note(OfY);
+  EXPECT_TRUE(S1.known(OfX));
+  EXPECT_TRUE(S1.known(OfY));
+
+  // Only the assumption on y changed: x's equality holds still, y's not.
+  ProvedEqualities::Scope S2 = Memo.scope({ult(X, k(8)), C.eq(Y, k(5))});
+  EXPECT_TRUE(S2.known(OfX));
+  EXPECT_FALSE(S2.known(OfY));
+
+  // The assumption x's proof rests on changed.
+  ProvedEqualities::Scope S3 = Memo.scope({ult(X, k(16)), C.eq(Y, k(3))});
+  EXPECT_FALSE(S3.known(OfX));
+  EXPECT_TRUE(S3.known(OfY));
+}
+
+TEST_F(ProvedEqualitiesTest, AssumptionsJoinedThroughASymbolAreOne) {
+  ProvedEqualities Memo;
+  // x and y are joined through z: x's proof may rest on y's assumption.
+  ProvedEqualities::Scope S1 = Memo.scope(
+      {ult(X, k(8)), C.eq(Y, k(3)), ult(C.add(X, Z), C.add(Y, Z))});
+  S1.witnessed();
+  S1.note(OfX);
+  ProvedEqualities::Scope S2 = Memo.scope(
+      {ult(X, k(8)), C.eq(Y, k(5)), ult(C.add(X, Z), C.add(Y, Z))});
+  EXPECT_FALSE(S2.known(OfX));
+}
+
+TEST_F(ProvedEqualitiesTest, NothingIsKeptFromAListNotKnownSatisfiable) {
+  ProvedEqualities Memo;
+  // x < 0 unsigned: everything follows, and nothing may be carried over.
+  ProvedEqualities::Scope S1 = Memo.scope({ult(X, k(0))});
+  S1.note(OfX);
+  EXPECT_FALSE(S1.known(OfX));
+  ProvedEqualities::Scope S2 = Memo.scope({ult(X, k(0))});
+  EXPECT_FALSE(S2.known(OfX));
+}
+
+TEST_F(ProvedEqualitiesTest, ProveEqualAsksOnlyWhatIsNotKnown) {
+  ProvedEqualities Memo;
+  smt::SolverOptions Solver;
+  std::vector<const Expr *> First = {ult(X, k(8)), C.eq(Y, k(3))};
+  ProvedEqualities::Scope S1 = Memo.scope(First);
+  S1.witnessed();
+  EXPECT_EQ(proveEqual(C, {OfX, OfY}, First, Solver, &S1),
+            (std::vector<bool>{true, true}));
+  // Under y == 5 the y pair is asked again and refuted; the x pair is known.
+  std::vector<const Expr *> Second = {ult(X, k(8)), C.eq(Y, k(5))};
+  ProvedEqualities::Scope S2 = Memo.scope(Second);
+  S2.witnessed();
+  EXPECT_EQ(proveEqual(C, {OfX, OfY}, Second, Solver, &S2),
+            (std::vector<bool>{true, false}));
+}
+
+} // namespace
