@@ -1,5 +1,6 @@
 #include "stages/Refinement.h"
 
+#include "stages/DifferingSubterms.h"
 #include "stages/Falsify.h"
 
 #include <algorithm>
@@ -555,6 +556,17 @@ private:
     return checkFinalContent(B, S, T);
   }
 
+  /// i1: the two values differ, with where they can (DifferingSubterms.h)
+  /// when the two are one computation but for a few places.
+  const Expr *valuesDiffer(const Expr *S, const Expr *T) {
+    const Expr *D = differs(C, S, T, Options.Arithmetic);
+    if (Options.Arithmetic != smt::Mode::IEEE)
+      return D;
+    if (const Expr *Somewhere = someSubtermDiffers(C, S, T))
+      D = C.andOf(D, Somewhere);
+    return D;
+  }
+
   bool comparePairwise(const Buffer &B, const std::vector<const Write *> &S,
                        const std::vector<const Write *> &T) {
     for (size_t K = 0; K < S.size(); ++K) {
@@ -578,8 +590,7 @@ private:
                  &Q))
         return false;
       const Expr *Mismatch =
-          C.orOf(C.notOf(DefinedT),
-                 differs(C, WS.Value, ValueT, Options.Arithmetic));
+          C.orOf(C.notOf(DefinedT), valuesDiffer(WS.Value, ValueT));
       const Expr *Matters = C.andOf(Context, C.andOf(WS.Guard, WS.Defined));
       if (!check(Name + ": values", C.andOf(Matters, Mismatch), &Q, Matters))
         return false;
@@ -611,8 +622,8 @@ private:
     if (!check("elements written to " + B.Name,
                C.andOf(SourceDefined, C.xorOf(FS.Written, FT.Written)), &Q))
       return false;
-    const Expr *Mismatch = C.orOf(
-        C.notOf(FT.Defined), differs(C, FS.Value, FT.Value, Options.Arithmetic));
+    const Expr *Mismatch =
+        C.orOf(C.notOf(FT.Defined), valuesDiffer(FS.Value, FT.Value));
     return check("values written to " + B.Name,
                  C.andOf(SourceDefined,
                          C.andOf(C.andOf(FS.Written, FS.Defined), Mismatch)),

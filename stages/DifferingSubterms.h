@@ -1,0 +1,43 @@
+//===- DifferingSubterms.h - Where two expressions part -*- C++ -*-===//
+//
+// Two spellings of one computation often differ in one small place: a
+// mutated comparison (x < c against x <= c) deep inside a polynomial, a max
+// that picks the other of two equal values. A solver asked whether the two
+// ever differ must rediscover that place through everything above it; told
+// that one of the places must differ, it starts there (x < c and x <= c
+// differ only at x = c, after which the rest is arithmetic on constants).
+//
+// Walking both from the root, a pair of nodes with one operation and
+// attributes (A rebuilt on B's operands is B) is entered; any other pair
+// is a place where they differ. If every place's two sides are equal, so
+// are the roots (each operation is a function of its operands), so the
+// disjunction "some place differs" follows from "the roots differ" and may
+// be added to any query that asks the latter.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STAGECHECK_STAGES_DIFFERINGSUBTERMS_H
+#define STAGECHECK_STAGES_DIFFERINGSUBTERMS_H
+
+#include "ir/Expr.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace stagecheck::stages {
+
+/// The maximal pairs of subterms where A and B differ, at most Limit of
+/// them; none when A == B; nullopt when there are more, or when the roots
+/// themselves are the only place (nothing learned).
+std::optional<std::vector<std::pair<const ir::Expr *, const ir::Expr *>>>
+differingSubterms(ir::Context &C, const ir::Expr *A, const ir::Expr *B,
+                  size_t Limit = 8);
+
+/// i1: some place of differingSubterms(A, B) holds different data (bit for
+/// bit); null when there is no such list. Implied by A and B differing.
+const ir::Expr *someSubtermDiffers(ir::Context &C, const ir::Expr *A,
+                                   const ir::Expr *B, size_t Limit = 8);
+
+} // namespace stagecheck::stages
+
+#endif

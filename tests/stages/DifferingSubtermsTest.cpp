@@ -1,0 +1,104 @@
+// Where two expressions differ (stages/DifferingSubterms.h): the places
+// found are the mutated ones, and wherever the roots differ some place
+// does, for every input at small widths (the implication the solver is
+// given must hold).
+#include "stages/DifferingSubterms.h"
+
+#include "ir/Interpreter.h"
+#include "ir/Text.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace stagecheck;
+using namespace stagecheck::ir;
+using stages::differingSubterms;
+using stages::someSubtermDiffers;
+
+namespace {
+
+TEST(DifferingSubterms, AMutatedComparisonIsTheOnePlace) {
+  Context C;
+  Type T = Type::i(5);
+  const Expr *X = C.symbol("x", T), *Y = C.symbol("y", T);
+  auto K = [&](int64_t V) { return C.intConst(T, V); };
+  auto Body = [&](ICmpPredicate P) {
+    const Expr *Cond = C.icmp(P, X, K(5));
+    return C.add(C.select(Cond, C.add(C.mul(X, K(3)), Y), C.sub(Y, X)), K(7));
+  };
+  const Expr *Lt = Body(ICmpPredicate::Ult), *Le = Body(ICmpPredicate::Ule);
+  auto Places = differingSubterms(C, Lt, Le);
+  ASSERT_TRUE(Places);
+  ASSERT_EQ(Places->size(), 1u);
+  // Not the constants the factory made of them (x <= 5 is x < 6).
+  EXPECT_EQ((*Places)[0].first, C.icmp(ICmpPredicate::Ult, X, K(5)));
+  EXPECT_EQ((*Places)[0].second, C.icmp(ICmpPredicate::Ule, X, K(5)));
+  const Expr *Somewhere = someSubtermDiffers(C, Lt, Le);
+  ASSERT_NE(Somewhere, nullptr);
+  unsigned Differ = 0;
+  for (uint64_t XV = 0; XV < 32; ++XV)
+    for (uint64_t YV = 0; YV < 32; ++YV) {
+      Env E;
+      E.setSymbol("x", Value::ofBits(T, XV));
+      E.setSymbol("y", Value::ofBits(T, YV));
+      Interpreter I(E);
+      if (I.eval(Lt).Bits != I.eval(Le).Bits) {
+        ++Differ;
+        EXPECT_TRUE(I.eval(Somewhere).isTrue()) << "x = " << XV << ", y = " << YV;
+      }
+    }
+  EXPECT_GT(Differ, 0u); // the mutant is a real one: the check can fail
+}
+
+TEST(DifferingSubterms, AMaxPickingTheOtherOfEqualValues) {
+  Context C;
+  Type F = Type::f32();
+  const Expr *A = C.symbol("a", F), *B = C.symbol("b", F), *D = C.symbol("d", F);
+  auto Max = [&](FCmpPredicate P) {
+    return C.binary(Op::FSub, D, C.select(C.fcmp(P, A, B), A, B));
+  };
+  const Expr *Gt = Max(FCmpPredicate::Ogt), *Ge = Max(FCmpPredicate::Oge);
+  const Expr *Somewhere = someSubtermDiffers(C, Gt, Ge);
+  ASSERT_NE(Somewhere, nullptr) << printExpr(Gt);
+  const double Values[] = {0.0, -0.0, 1.0, -2.5, 1e30, NAN, INFINITY};
+  unsigned Differ = 0;
+  for (double AV : Values)
+    for (double BV : Values)
+      for (double DV : Values) {
+        Env E;
+        E.setSymbol("a", Value::ofDouble(F, AV));
+        E.setSymbol("b", Value::ofDouble(F, BV));
+        E.setSymbol("d", Value::ofDouble(F, DV));
+        Interpreter I(E);
+        if (I.eval(Gt).Bits != I.eval(Ge).Bits) {
+          ++Differ;
+          EXPECT_TRUE(I.eval(Somewhere).isTrue()) << AV << " " << BV << " " << DV;
+        }
+      }
+  EXPECT_GT(Differ, 0u); // d - (+0) and d - (-0) differ at d = -0
+}
+
+TEST(DifferingSubterms, NothingWhenTheRootsDifferOrThereAreTooMany) {
+  Context C;
+  Type T = Type::i(8);
+  const Expr *X = C.symbol("x", T), *Y = C.symbol("y", T);
+  // Different operations at the root: the root is the only place.
+  EXPECT_FALSE(differingSubterms(C, C.add(X, Y), C.mul(X, Y)));
+  EXPECT_EQ(someSubtermDiffers(C, C.add(X, Y), C.mul(X, Y)), nullptr);
+  // The same node: no place, and nothing to add.
+  auto Same = differingSubterms(C, C.add(X, Y), C.add(Y, X));
+  ASSERT_TRUE(Same);
+  EXPECT_TRUE(Same->empty());
+  EXPECT_EQ(someSubtermDiffers(C, C.add(X, Y), C.add(Y, X)), nullptr);
+  // Nine leaves changed, more than the limit of 8.
+  const Expr *L = C.intConst(T, 0), *R = C.intConst(T, 0);
+  for (int K = 0; K < 9; ++K) {
+    L = C.mul(C.add(L, C.symbol("l" + std::to_string(K), T)), X);
+    R = C.mul(C.add(R, C.symbol("r" + std::to_string(K), T)), X);
+  }
+  EXPECT_FALSE(differingSubterms(C, L, R));
+  EXPECT_TRUE(differingSubterms(C, L, R, 9));
+}
+
+} // namespace
