@@ -257,11 +257,21 @@ private:
 
   /// A counterexample of a kernel whose libdevice calls took their meaning
   /// from another libdevice than the one it was linked with may show the
-  /// libraries' difference, not the compiler's: unknown, saying so.
+  /// libraries' difference, not the compiler's: unknown, saying so. A
+  /// library given with --libdevice is the one the user says the kernel was
+  /// linked with (a copy of the metadata's, which often lies on another
+  /// machine).
   void standIn(PairResult &R) {
     if (R.Kind != Verdict::Counterexample || Library->used().empty() ||
         O.LinkedLibdevice.empty() || LibdevicePath == O.LinkedLibdevice)
       return;
+    if (!O.Libdevice.empty()) {
+      R.Cex->Notes.push_back("libdevice calls mean what " + LibdevicePath +
+                             " defines, given as the library the kernel was "
+                             "linked with (its metadata names " +
+                             O.LinkedLibdevice + ")");
+      return;
+    }
     std::string Functions;
     for (const auto &[F, N] : Library->used())
       Functions += (Functions.empty() ? "" : ", ") + F;

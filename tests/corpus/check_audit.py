@@ -15,17 +15,11 @@ report = json.load(open(sys.argv[1]))
 expected = json.load(open(sys.argv[2]))
 bundle = sys.argv[3]
 gaps = set()
-# A gap whose reason starts with "time limit:" is a pair proved near the
-# audit's own limit: it may give `proved` or `unknown` by that limit (never
-# anything else), and the bundle's exit code is then 0 or 2.
-near_limit = set()
 for line in open(sys.argv[4]):
     line = line.strip()
     if line and not line.startswith("#"):
         name, pair = line.split()[:2]
         gaps.add((name, pair))
-        if line.split(None, 2)[2:] and line.split(None, 2)[2].startswith("time limit:"):
-            near_limit.add((name, pair))
 exit_code = int(sys.argv[5])
 
 spelling = {"proved": "proved", "proved within tolerance": "proved-within-tolerance",
@@ -42,11 +36,6 @@ for kernel, p in pairs:
         continue
     want = expected["pairs"][p["pair"]]
     got = spelling[result["verdict"]]
-    if (bundle, p["pair"]) in near_limit:
-        if got != want and not (got == "unknown" and "time limit" in result["reason"]):
-            problems.append(f"{where}: {got} ({result['reason']}), expected {want} "
-                            f"or unknown by the time limit")
-        continue
     if (bundle, p["pair"]) in gaps:
         if got != "unknown":
             problems.append(f"{where}: listed as a known gap but now gives {got} "
@@ -56,10 +45,8 @@ for kernel, p in pairs:
         problems.append(f"{where}: {got} ({result['reason']}), expected {want}")
 # The exit code is the composed verdict: comparable when every pair was
 # decided as expected (a known gap stays unknown and makes it 2).
-gapped = any(name == bundle for name, _ in gaps - near_limit)
-limited = any(name == bundle for name, _ in near_limit)
-if all_checked and not gapped and exit_code != expected["exit_code"] and not (
-        limited and exit_code == 2 and expected["exit_code"] == 0):
+gapped = any(name == bundle for name, _ in gaps)
+if all_checked and not gapped and exit_code != expected["exit_code"]:
     problems.append(f"exit code {exit_code}, expected {expected['exit_code']}")
 for p in problems:
     print(f"{bundle}: {p}")
