@@ -280,7 +280,11 @@ ProvedEqualities::Scope::Scope(ProvedEqualities &Memo,
   for (size_t K = 0; K < Assumptions.size(); ++K) {
     const Expr *Roots[] = {Assumptions[K]};
     for (const Expr *N : postOrder(Roots))
-      if (N->op() == Op::Symbol) {
+      // A read or a call joins through its buffer or function, which any
+      // pair may share without a symbol: all assumptions are then one.
+      if (N->op() == Op::Read || N->op() == Op::Call)
+        Opaque = true;
+      else if (N->op() == Op::Symbol) {
         auto [It, New] = FirstWith.try_emplace(N, K);
         if (!New)
           Parent[Find(K)] = Find(It->second);
@@ -303,7 +307,7 @@ ProvedEqualities::Scope::connected(const Pair &P) const {
         Components.insert(It->second);
   std::vector<const Expr *> Out;
   for (size_t K = 0; K < Assumptions.size(); ++K)
-    if (Components.count(ComponentOf[K]))
+    if (Opaque || Components.count(ComponentOf[K]))
       Out.push_back(Assumptions[K]);
   std::sort(Out.begin(), Out.end());
   Out.erase(std::unique(Out.begin(), Out.end()), Out.end());

@@ -53,7 +53,8 @@ namespace stagecheck::stages {
 /// old list's other assumptions (their symbols are disjoint) would refute
 /// the old proof. So an equality is known again when its connected
 /// assumptions are the same nodes and the old list had an input meeting
-/// all of it.
+/// all of it. An assumption that reads memory or calls a function may
+/// constrain any pair without sharing a symbol: then all are connected.
 class ProvedEqualities {
 public:
   using Pair = std::pair<const ir::Expr *, const ir::Expr *>;
@@ -77,6 +78,7 @@ public:
     /// and each symbol's.
     std::vector<size_t> ComponentOf;
     std::unordered_map<const ir::Expr *, size_t> SymbolComponent;
+    bool Opaque = false; // an assumption reads memory or calls a function
     bool Satisfiable = false;
   };
   Scope scope(const std::vector<const ir::Expr *> &Assumptions) {

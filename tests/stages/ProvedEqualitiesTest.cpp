@@ -59,6 +59,19 @@ TEST_F(ProvedEqualitiesTest, AssumptionsJoinedThroughASymbolAreOne) {
   EXPECT_FALSE(S2.known(OfX));
 }
 
+TEST_F(ProvedEqualitiesTest, AssumptionsOnMemoryJoinEverything) {
+  ProvedEqualities Memo;
+  // buf[0] == 3 constrains every read of buf, whatever its symbols.
+  const Expr *At0 = C.read("buf", T, C.intConst(Type::i(64), 0));
+  ProvedEqualities::Pair OfRead{C.add(At0, k(1)), k(4)};
+  ProvedEqualities::Scope S1 = Memo.scope({C.eq(At0, k(3)), ult(X, k(8))});
+  S1.witnessed();
+  S1.note(OfRead);
+  EXPECT_TRUE(S1.known(OfRead));
+  ProvedEqualities::Scope S2 = Memo.scope({ult(X, k(8))});
+  EXPECT_FALSE(S2.known(OfRead));
+}
+
 TEST_F(ProvedEqualitiesTest, NothingIsKeptFromAListNotKnownSatisfiable) {
   ProvedEqualities Memo;
   // x < 0 unsigned: everything follows, and nothing may be carried over.
