@@ -185,7 +185,8 @@ LIBDEVICE = ["--libdevice", _TRITON_LIBDEVICE] if os.path.exists(_TRITON_LIBDEVI
 def audit_verdicts(stagecheck, bundle, cache):
     """(kernel or None, pair) -> verdict of every pair the audit ran, or None
     when the bundle is not valid input."""
-    report = os.path.join(os.path.dirname(os.path.abspath(bundle)), "report.json")
+    # In the scratch directory that holds the cache, never in the corpus.
+    report = os.path.join(os.path.dirname(os.path.abspath(cache)), "report.json")
     r = run([stagecheck, "audit", "--cache", cache, "--json", report] + LIBDEVICE + [bundle])
     if r.returncode == 3:
         return None, r.stdout.strip().splitlines()[-1:]
