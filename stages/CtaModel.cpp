@@ -43,10 +43,18 @@ bool isThreadLocalName(const std::string &Name) {
   return Name.rfind("uninit.", 0) == 0;
 }
 
+/// A load of thread Thread in phase Phase of the byte at Offset.
+using ByteLoad = std::tuple<unsigned, unsigned, uint64_t>;
+
 class Resolver {
 public:
-  Resolver(Context &C, const std::vector<llvmir::LlvmLift> &Threads)
-      : C(C), T(Threads) {}
+  /// Raced: the loads that race with another thread's write (a first
+  /// resolution finds them); they read unspecified values.
+  Resolver(Context &C, const std::vector<llvmir::LlvmLift> &Threads,
+           std::set<ByteLoad> Raced = {})
+      : C(C), T(Threads), Raced(std::move(Raced)) {}
+
+  const std::set<ByteLoad> &racedFound() const { return RacedFound; }
 
   CtaEffects run() {
     Out.Threads = unsigned(T.size());
@@ -63,6 +71,8 @@ public:
 private:
   Context &C;
   const std::vector<llvmir::LlvmLift> &T;
+  const std::set<ByteLoad> Raced;
+  std::set<ByteLoad> RacedFound;
   CtaEffects Out;
   std::vector<ThreadInfo> Info;
   /// Per thread, its shared writes: (effective phase, write index).
@@ -238,7 +248,7 @@ private:
                             : RowAddress(Lane / 4) + 4 * (Lane % 4) + 2 * E;
         for (unsigned B = 0; B < 2; ++B) {
           ReadsOf[K].insert({Phase, At + B});
-          Bytes.push_back(content(Phase, At + B));
+          Bytes.push_back(loaded(K, Phase, At + B));
         }
       }
       R.push_back(concat(Bytes));
@@ -448,6 +458,16 @@ private:
     }
   }
 
+  /// The byte thread K's load in Phase reads at Offset: the content at the
+  /// phase's start, or an unspecified value where the load races.
+  const Expr *loaded(unsigned K, unsigned Phase, uint64_t Offset) {
+    if (!Raced.count({K, Phase, Offset}))
+      return content(Phase, Offset);
+    return C.symbol(threadPrefix(K) + "raced.smem@" + std::to_string(Phase) +
+                        "[" + std::to_string(Offset) + "]",
+                    Type::i(8));
+  }
+
   /// The byte at Offset when phase Phase starts.
   const Expr *content(unsigned Phase, uint64_t Offset) {
     if (auto It = Content.find({Phase, Offset}); It != Content.end())
@@ -473,7 +493,10 @@ private:
     for (const Expr *N : postOrder(Roots)) {
       if (LocalDeps.count(N))
         continue;
-      bool D = N->op() == Op::Symbol && isThreadLocalName(N->name());
+      // With racing loads, what a load reads depends on the thread.
+      bool D = (N->op() == Op::Symbol && isThreadLocalName(N->name())) ||
+               (!Raced.empty() && N->op() == Op::Read &&
+                N->name().rfind("smem@", 0) == 0);
       for (const Expr *O : N->operands())
         D |= LocalDeps.at(O);
       LocalDeps[N] = D;
@@ -515,7 +538,7 @@ private:
             {}, "a shared-memory load at an offset that does not fold to a "
                 "constant for thread " + std::to_string(K));
       unsigned Phase = unsigned(std::stoul(E->name().substr(5)));
-      return content(Phase, Ops[0]->constBits());
+      return loaded(K, Phase, Ops[0]->constBits());
     }
     bool Changed = false;
     for (size_t I = 0; I < Ops.size(); ++I)
@@ -653,24 +676,25 @@ private:
           if (List[I].Thread != List[0].Thread &&
               resolve(List[I].Thread, List[I].Byte) !=
                   resolve(List[0].Thread, List[0].Byte)) {
-            race(Phase, Offset, List[0], List[I].Thread, "writes");
+            race(Out.Races, Phase, Offset, List[0], List[I].Thread, "writes");
             break;
           }
         for (unsigned K = 0; K < T.size(); ++K)
           if (ReadsOf[K].count({Phase, Offset}))
             for (const ByteWrite &W : List)
               if (W.Thread != K) {
-                race(Phase, Offset, W, K, "reads");
+                RacedFound.insert({K, Phase, Offset});
+                race(Out.RacingReads, Phase, Offset, W, K, "reads");
                 break;
               }
       }
   }
 
-  void race(unsigned Phase, uint64_t Offset, const ByteWrite &W,
-            unsigned Other, const char *What) {
-    if (Out.Races.size() >= 8)
+  void race(std::vector<std::string> &Lines, unsigned Phase, uint64_t Offset,
+            const ByteWrite &W, unsigned Other, const char *What) {
+    if (Lines.size() >= 8)
       return;
-    Out.Races.push_back("shared-memory byte " + std::to_string(Offset) +
+    Lines.push_back("shared-memory byte " + std::to_string(Offset) +
                         " in phase " + std::to_string(Phase) + ": thread " +
                         std::to_string(W.Thread) + " writes it (" + W.Op +
                         ", line " + std::to_string(W.Line) + ") and thread " +
@@ -682,7 +706,12 @@ private:
 } // namespace
 
 CtaEffects resolveCta(Context &C, const std::vector<llvmir::LlvmLift> &Threads) {
-  return Resolver(C, Threads).run();
+  Resolver First(C, Threads);
+  CtaEffects E = First.run();
+  if (First.racedFound().empty())
+    return E;
+  // Again, with what the racing loads read left unspecified.
+  return Resolver(C, Threads, First.racedFound()).run();
 }
 
 } // namespace stagecheck::stages

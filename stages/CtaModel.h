@@ -17,9 +17,16 @@
 //    cp.async copies land at the first cp.async.wait_group N issued after
 //    at least N younger groups were committed (it leaves only the N
 //    youngest pending). Two threads that touch one byte in one phase, one
-//    of them writing (or both writing different values), race: the load
-//    sees the phase's starting content (one possible interleaving), and the
-//    race is reported so that no proof rests on it;
+//    of them writing (or both writing different values), race. A load of
+//    a byte another thread writes in the same phase reads an unspecified
+//    value, "t<K>.raced.smem@P[offset]" (LLVM IR's memory model gives a
+//    racing non-atomic load undef), so a proof covers every interleaving
+//    and every torn byte, and a counterexample names the value it picked;
+//    the race is listed in CtaEffects::RacingReads. Two threads writing
+//    different values to one byte in one phase leave its later content
+//    undecided: that race is listed in CtaEffects::Races, and no proof
+//    rests on it (later loads see the writes in thread order, one
+//    interleaving);
 //  - ldmatrix / stmatrix (m8n8, x1/x2/x4, .trans, b16): the warp's row
 //    addresses and fragments as the PTX ISA lays them out;
 //  - mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: each lane's
@@ -65,8 +72,13 @@ struct CtaEffects {
   /// Launch ranges and the bounds the lifts relied on (all threads).
   std::vector<const ir::Expr *> Assumptions;
   std::vector<std::string> Bounds;
-  /// Races on shared memory, one line each; a proof cannot rest on them.
+  /// Races on shared memory a proof cannot rest on, one line each (two
+  /// writes of one byte, a cp.async copy never waited for).
   std::vector<std::string> Races;
+  /// Loads that race with another thread's write, one line each: they read
+  /// an unspecified value ("t<K>.raced.smem@P[offset]"), so a proof holds
+  /// whatever they read.
+  std::vector<std::string> RacingReads;
   /// Resolved nodes that are not nodes of any lift.
   std::unordered_map<const ir::Expr *, CtaSite> Sites;
   /// Per exchange result symbol: the exchange's site and thread.

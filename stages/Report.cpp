@@ -87,6 +87,9 @@ void printPairResult(std::ostream &OS, const PairResult &R,
   }
   if (R.Bound != "none" && !R.Bound.empty())
     OS << Indent << "bound: " << R.Bound << "\n";
+  for (size_t K = 0; K < R.Relaxations.size(); ++K)
+    OS << Indent << (K ? "             " : "relaxations: ") << R.Relaxations[K]
+       << "\n";
   if (R.Cex)
     printCounterexample(OS, *R.Cex, Indent + "    ");
   else if (R.Kind == Verdict::Unknown && !R.Reason.empty())

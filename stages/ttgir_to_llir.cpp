@@ -631,8 +631,19 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
     if (unsigned Here = Count - UsedBefore[Function])
       R.Relaxations.push_back("libdevice " + Function + " (" +
                               std::to_string(Here) + ") from " + LibdevicePath);
-  if (R.Cex)
+  if (!Cta.RacingReads.empty())
+    R.Relaxations.push_back("racing loads read any value (" +
+                            std::to_string(Cta.RacingReads.size()) +
+                            (Cta.RacingReads.size() == 8 ? " or more" : "") +
+                            "): " + Cta.RacingReads.front());
+  if (R.Cex) {
     blame(*R.Cex, PS, PT, Canon, Lifted);
+    if (!Cta.RacingReads.empty())
+      R.Cex->Notes.push_back(
+          "a shared-memory load races with another thread's write, so it "
+          "may read any value (t<K>.raced.smem@P[offset] is the one picked): " +
+          Cta.RacingReads.front());
+  }
   standIn(R);
   if (R.Kind == Verdict::Proved && !Cta.Races.empty()) {
     R.Kind = Verdict::Unknown;
@@ -871,6 +882,60 @@ PairResult checkTtgirToLlir(Context &C, const std::string &TtgirPath,
                             const TtgirToLlirOptions &O) {
   ttir::Module M = ttir::parseModuleFile(TtgirPath);
   return checkTtgirToLlir(C, M, readText(LlirPath), LlirPath, O);
+}
+
+PairResult checkSameCta(Context &C, const std::string &SourceText,
+                        const std::string &SourceName,
+                        const std::string &TargetText,
+                        const std::string &TargetName,
+                        const KernelInterface &Interface,
+                        const CheckOptions &O) {
+  auto Start = std::chrono::steady_clock::now();
+  PairResult R;
+  try {
+    TtgirToLlirOptions TO;
+    TO.Check = O;
+    LlvmSide S = liftCta(C, SourceText, SourceName, Interface, TO);
+    LlvmSide T = liftCta(C, TargetText, TargetName, Interface, TO);
+    if (S.Threads.size() != T.Threads.size())
+      throw UnsupportedError({TargetName, 0, 0},
+                             "the two kernels run CTAs of " +
+                                 std::to_string(S.Threads.size()) + " and " +
+                                 std::to_string(T.Threads.size()) + " threads");
+    CheckOptions CO = O;
+    addUnique(CO.Assumptions, S.Cta.Assumptions);
+    addUnique(CO.Assumptions, T.Cta.Assumptions);
+    const Expr *Smem = C.symbol("smem", Type::i(32));
+    addUnique(CO.Assumptions,
+              {C.icmp(ICmpPredicate::Ult, Smem, C.intConst(Type::i(32), 1 << 24)),
+               C.eq(C.andOf(Smem, C.intConst(Type::i(32), 15)),
+                    C.intConst(Type::i(32), 0))});
+    R = checkRefinement(C, S.Cta.Effects, T.Cta.Effects, CO);
+    std::vector<std::string> Bounds = S.Cta.Bounds;
+    for (const std::string &B : T.Cta.Bounds)
+      if (std::find(Bounds.begin(), Bounds.end(), B) == Bounds.end())
+        Bounds.push_back(B);
+    R.Bound = Bounds.empty() ? "none" : joined(Bounds);
+    for (const LlvmSide *X : {&S, &T})
+      if (!X->Cta.RacingReads.empty())
+        R.Relaxations.push_back("racing loads read any value in " + X->File +
+                                ": " + X->Cta.RacingReads.front());
+    for (const LlvmSide *X : {&S, &T})
+      if (R.Kind == Verdict::Proved && !X->Cta.Races.empty()) {
+        R.Kind = Verdict::Unknown;
+        R.Reason = "a race on shared memory in " + X->File + ": " +
+                   X->Cta.Races.front();
+      }
+  } catch (const UnsupportedError &E) {
+    R = PairResult();
+    R.Kind = Verdict::Unknown;
+    R.Reason = E.what();
+  }
+  R.Arithmetic = O.Arithmetic;
+  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            Start)
+                  .count();
+  return R;
 }
 
 TtgirToLlirOptions optionsForLaunch(const bundle::Manifest &M,

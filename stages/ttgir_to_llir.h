@@ -82,6 +82,18 @@ PairResult checkTtgirToLlir(ir::Context &C, const ttir::Module &Ttgir,
                             const std::string &LlirName,
                             const TtgirToLlirOptions &O);
 
+/// Two LLVM IR files of one kernel (a mutant against its original), each
+/// lifted as the threads of one CTA with their communication resolved, then
+/// compared bit-exact, with no relaxation: proved means the CTAs have the
+/// same effects, although single threads may differ (another lane writes
+/// a warp's sum, a race whose value is never stored).
+PairResult checkSameCta(ir::Context &C, const std::string &SourceText,
+                        const std::string &SourceName,
+                        const std::string &TargetText,
+                        const std::string &TargetName,
+                        const ir::KernelInterface &Interface,
+                        const CheckOptions &O);
+
 /// The options for a launch of a bundle: the manifest's interface and
 /// target, the libdevice its metadata says the kernel was linked with.
 TtgirToLlirOptions optionsForLaunch(const bundle::Manifest &M,

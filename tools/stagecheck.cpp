@@ -182,9 +182,23 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
       Llir = Sibling.string();
     }
     readFile(Llir);
-    return stages::checkSameThreadStage(
+    ir::KernelInterface Interface = llvmir::inferInterface(Llir);
+    stages::PairResult PerThread = stages::checkSameThreadStage(
         C, From == "llir" ? stages::ThreadStage::Llir : stages::ThreadStage::Ptx,
-        S, T, llvmir::inferInterface(Llir), Options);
+        S, T, Interface, Options);
+    if (From == "ptx" || PerThread.Kind == stages::Verdict::Proved ||
+        PerThread.Kind == stages::Verdict::Error)
+      return PerThread;
+    // Threads that differ may still make one CTA's effects (another lane
+    // writes a warp's sum): the CTA decides.
+    stages::PairResult Cta = stages::checkSameCta(C, S.Text, S.Name, T.Text,
+                                                  T.Name, Interface, Options);
+    Cta.Seconds += PerThread.Seconds;
+    if (Cta.Kind == stages::Verdict::Unknown)
+      Cta.Reason = "per thread: " + std::string(stages::spelling(PerThread.Kind)) +
+                   (PerThread.Reason.empty() ? "" : " (" + PerThread.Reason + ")") +
+                   "; as one CTA: " + Cta.Reason;
+    return Cta;
   }
   throw InputError("stage pair '" + From + " -> " + To +
                    "' is not supported by check (supported: sir -> sir, "

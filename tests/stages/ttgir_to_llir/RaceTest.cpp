@@ -1,0 +1,155 @@
+// Loads that race with another thread's write read an unspecified value
+// (LLVM IR gives a racing non-atomic load undef): a proof holds whatever
+// they read, a counterexample names the value it picked. And two LLVM IR
+// files compared as one CTA each (stages::checkSameCta), where single
+// threads differ but the CTA's effects do not.
+#include "TritonLibdevice.h"
+
+#include "bundle/Manifest.h"
+#include "frontends/llvm/LlvmLifter.h"
+#include "frontends/ttir/Mlir.h"
+#include "stages/llir_to_ptx.h"
+#include "stages/ttgir_to_llir.h"
+#include "tests/support/TextLines.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+using namespace stagecheck;
+
+namespace {
+
+struct Kernel {
+  bundle::Manifest M;
+  const bundle::Launch *L = nullptr;
+  std::string Llir;
+};
+
+Kernel load(const char *Bundle) {
+  Kernel K;
+  K.M = bundle::loadBundle(std::string(STAGECHECK_TEST_DIR "/corpus/") + Bundle);
+  K.L = K.M.launches().front();
+  K.Llir = test::fileText(K.L->file("llir"));
+  return K;
+}
+
+/// The text without the N-th barrier (0: the first).
+std::string withoutBarrier(const std::string &Text, unsigned N) {
+  static const std::regex Barrier(R"(^\s*(tail )?call void @llvm\.nvvm\.barrier)");
+  std::vector<std::string> Lines = test::linesOf(Text);
+  for (std::string &L : Lines)
+    if (std::regex_search(L, Barrier) && N-- == 0) {
+      L.clear();
+      return test::joined(Lines);
+    }
+  ADD_FAILURE() << "no such barrier";
+  return Text;
+}
+
+stages::PairResult againstTtgir(const Kernel &K, const std::string &Llir) {
+  ttir::Module Ttgir = ttir::parseModuleFile(K.L->file("ttgir"));
+  stages::TtgirToLlirOptions O =
+      stages::optionsForLaunch(K.M, *K.L, stages::CheckOptions());
+  O.Libdevice = O.LinkedLibdevice = test::tritonLibdevice();
+  ir::Context C;
+  return stages::checkTtgirToLlir(C, Ttgir, Llir, K.L->file("llir"), O);
+}
+
+stages::PairResult asOneCta(const Kernel &K, const std::string &Target) {
+  ir::Context C;
+  return stages::checkSameCta(C, K.Llir, K.L->file("llir"), Target, "mutant.llir",
+                              llvmir::inferInterface(K.L->file("llir")),
+                              stages::CheckOptions());
+}
+
+bool mentions(const std::vector<std::string> &Lines, const std::string &What) {
+  for (const std::string &L : Lines)
+    if (L.find(What) != std::string::npos)
+      return true;
+  return false;
+}
+
+// inductor_amax without its last barrier: threads 1-63 load the block's
+// maximum while thread 0 may still be writing it, but only thread 0 stores
+// it, and it reads its own write. The race is real and harmless.
+TEST(RacingLoad, WhoseValueIsNeverStoredIsProvedAndListed) {
+  Kernel K = load("inductor_amax");
+  std::string Mutant = withoutBarrier(K.Llir, 1);
+  stages::PairResult R = againstTtgir(K, Mutant);
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+  EXPECT_TRUE(mentions(R.Relaxations, "racing loads read any value"));
+
+  stages::PairResult Same = asOneCta(K, Mutant);
+  EXPECT_EQ(stages::spelling(Same.Kind), std::string("proved")) << Same.Reason;
+}
+
+// Without its first barrier, thread 0 combines the warps' partial maxima
+// before warp 1 has written its own: the value it loads reaches the store.
+TEST(RacingLoad, WhoseValueIsStoredGivesACounterexampleNamingIt) {
+  Kernel K = load("inductor_amax");
+  std::string Mutant = withoutBarrier(K.Llir, 0);
+  stages::PairResult R = againstTtgir(K, Mutant);
+  ASSERT_EQ(stages::spelling(R.Kind), std::string("counterexample")) << R.Reason;
+  ASSERT_TRUE(R.Cex);
+  EXPECT_TRUE(mentions(R.Cex->Notes, "races with another thread's write"));
+  bool Picked = false;
+  for (const auto &[Name, V] : R.Cex->Inputs.symbols())
+    Picked |= Name.find(".raced.smem@") != std::string::npos;
+  EXPECT_TRUE(Picked) << "the counterexample does not give the racing load's value";
+
+  stages::PairResult Same = asOneCta(K, Mutant);
+  EXPECT_EQ(stages::spelling(Same.Kind), std::string("counterexample"))
+      << Same.Reason;
+}
+
+// inductor_sum_persistent with lanes 1-31 instead of lane 0 writing the
+// warp's sum to shared memory: every lane holds the same butterfly sum, so
+// the CTA computes the same. Compared thread by thread the two differ.
+TEST(SameCta, AnotherLaneWritingTheWarpSumIsProved) {
+  Kernel K = load("inductor_sum_persistent");
+  std::vector<std::string> Lines = test::linesOf(K.Llir);
+  static const std::regex LaneZero(R"(= icmp eq i32 %\d+, 0, !dbg)");
+  bool Mutated = false;
+  // The first lane test after the first shuffle.
+  bool AfterShuffle = false;
+  for (std::string &L : Lines) {
+    AfterShuffle |= L.find("shfl.sync") != std::string::npos;
+    if (AfterShuffle && std::regex_search(L, LaneZero)) {
+      L.replace(L.find("icmp eq"), 7, "icmp ne");
+      Mutated = true;
+      break;
+    }
+  }
+  ASSERT_TRUE(Mutated);
+  std::string Mutant = test::joined(Lines);
+
+  ir::Context C;
+  stages::PairResult PerThread = stages::checkSameThreadStage(
+      C, stages::ThreadStage::Llir, {K.Llir, K.L->file("llir")},
+      {Mutant, "mutant.llir"}, llvmir::inferInterface(K.L->file("llir")),
+      stages::CheckOptions());
+  EXPECT_NE(stages::spelling(PerThread.Kind), std::string("proved"));
+
+  stages::PairResult Same = asOneCta(K, Mutant);
+  EXPECT_EQ(stages::spelling(Same.Kind), std::string("proved")) << Same.Reason;
+}
+
+// The CTA check is not a rubber stamp: a shuffle to the wrong lane in a sum
+// changes what the CTA stores.
+TEST(SameCta, AShuffleToTheWrongLaneGivesACounterexample) {
+  Kernel K = load("inductor_sum_persistent");
+  std::string Mutant = K.Llir;
+  size_t At = Mutant.find("shfl.sync.bfly.i32(i32 -1, i32 %");
+  ASSERT_NE(At, std::string::npos);
+  size_t Lane = Mutant.find(", i32 ", Mutant.find(',', At + 33));
+  ASSERT_NE(Lane, std::string::npos);
+  size_t End = Mutant.find(',', Lane + 6);
+  std::string Old = Mutant.substr(Lane + 6, End - Lane - 6);
+  Mutant.replace(Lane + 6, End - Lane - 6, Old == "1" ? "2" : "1");
+  stages::PairResult Same = asOneCta(K, Mutant);
+  EXPECT_EQ(stages::spelling(Same.Kind), std::string("counterexample"))
+      << Same.Reason << " (lane operand was " << Old << ")";
+}
+
+} // namespace
