@@ -152,6 +152,15 @@ void divisibility(Context &C, const ttir::Module &M,
   }
 }
 
+/// The dynamic shared memory (global_smem, align 16) starts at an aligned
+/// address of the CTA's shared window, which is far below 2^24 bytes.
+std::vector<const Expr *> sharedWindow(Context &C) {
+  const Expr *Smem = C.symbol("smem", Type::i(32));
+  return {C.icmp(ICmpPredicate::Ult, Smem, C.intConst(Type::i(32), 1 << 24)),
+          C.eq(C.andOf(Smem, C.intConst(Type::i(32), 15)),
+               C.intConst(Type::i(32), 0))};
+}
+
 LlvmSide liftCta(Context &C, const std::string &Text, const std::string &File,
                  const KernelInterface &KI, const TtgirToLlirOptions &O) {
   LlvmSide S;
@@ -427,13 +436,7 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   divisibility(C, Ttgir, Assumptions, Specialised);
   addUnique(Assumptions, LS.Assumptions);
   addUnique(Assumptions, Cta.Assumptions);
-  // The dynamic shared memory (global_smem, align 16) starts at an aligned
-  // address of the CTA's shared window, which is far below 2^24 bytes.
-  const Expr *Smem = C.symbol("smem", Type::i(32));
-  addUnique(Assumptions,
-            {C.icmp(ICmpPredicate::Ult, Smem, C.intConst(Type::i(32), 1 << 24)),
-             C.eq(C.andOf(Smem, C.intConst(Type::i(32), 15)),
-                  C.intConst(Type::i(32), 0))});
+  addUnique(Assumptions, sharedWindow(C));
   addUnique(Assumptions, Facts);
 
   std::vector<Side> S = instances(Source, 1 << 14), T;
@@ -905,11 +908,7 @@ PairResult checkSameCta(Context &C, const std::string &SourceText,
     CheckOptions CO = O;
     addUnique(CO.Assumptions, S.Cta.Assumptions);
     addUnique(CO.Assumptions, T.Cta.Assumptions);
-    const Expr *Smem = C.symbol("smem", Type::i(32));
-    addUnique(CO.Assumptions,
-              {C.icmp(ICmpPredicate::Ult, Smem, C.intConst(Type::i(32), 1 << 24)),
-               C.eq(C.andOf(Smem, C.intConst(Type::i(32), 15)),
-                    C.intConst(Type::i(32), 0))});
+    addUnique(CO.Assumptions, sharedWindow(C));
     R = checkRefinement(C, S.Cta.Effects, T.Cta.Effects, CO);
     std::vector<std::string> Bounds = S.Cta.Bounds;
     for (const std::string &B : T.Cta.Bounds)
