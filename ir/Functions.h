@@ -9,6 +9,8 @@
 #ifndef STAGECHECK_IR_FUNCTIONS_H
 #define STAGECHECK_IR_FUNCTIONS_H
 
+#include "ir/Value.h"
+
 #include <span>
 #include <string_view>
 
@@ -22,6 +24,13 @@ struct FunctionInfo {
   /// function.
   bool Approximate;
   double (*Host)(std::span<const double>);
+  /// f(-0) = f(+0) for every float argument (exp, cos, log; ex2.approx by
+  /// the PTX ISA's table of special values). Such arguments meet the
+  /// function as +0, so a stage that passes -0 where another passes +0 is
+  /// not told apart by an uninterpreted function that could.
+  bool IgnoresSignOfZero = false;
+  /// A .ftz instruction reads a subnormal argument as a zero of its sign.
+  bool FlushesSubnormalArguments = false;
 };
 
 /// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, one output element:
@@ -33,6 +42,12 @@ struct FunctionInfo {
 /// an illustration for replaying a counterexample.
 inline constexpr std::string_view MmaM16N8K16F32F16 =
     "mma.m16n8k16.f32.f16.f16.f32";
+
+/// The argument as the function reads it: a subnormal flushed by a .ftz
+/// form, then -0 as +0 where the sign of zero is ignored. Every place that
+/// compares or looks up call arguments (the interpreter's environment, the
+/// SMT encoding) goes through this, so both agree on one point per class.
+Value canonicalArgument(const FunctionInfo &F, Value Argument);
 
 /// The function named Name, or nullptr.
 const FunctionInfo *lookupFunction(std::string_view Name);

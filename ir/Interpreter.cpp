@@ -27,8 +27,20 @@ static bool sameArgs(std::span<const Value> A, std::span<const Value> B) {
   return true;
 }
 
+/// The arguments as the function reads them (Functions.h): -0 and +0 are
+/// one point of exp.
+static std::vector<Value> canonicalArguments(const std::string &Function,
+                                             std::span<const Value> Args) {
+  std::vector<Value> Out(Args.begin(), Args.end());
+  if (const FunctionInfo *F = lookupFunction(Function))
+    for (Value &A : Out)
+      A = canonicalArgument(*F, A);
+  return Out;
+}
+
 void Env::setCall(const std::string &Function, std::vector<Value> Args,
                   Value R) {
+  Args = canonicalArguments(Function, Args);
   for (CallPoint &C : Calls)
     if (C.Function == Function && sameArgs(C.Args, Args)) {
       C.Result = R;
@@ -39,8 +51,9 @@ void Env::setCall(const std::string &Function, std::vector<Value> Args,
 
 const Value *Env::call(const std::string &Function,
                        std::span<const Value> Args) const {
+  std::vector<Value> Points = canonicalArguments(Function, Args);
   for (const CallPoint &C : Calls)
-    if (C.Function == Function && sameArgs(C.Args, Args))
+    if (C.Function == Function && sameArgs(C.Args, Points))
       return &C.Result;
   return nullptr;
 }
@@ -295,11 +308,12 @@ Value Interpreter::evalNode(const Expr *E) {
   case Op::Call: {
     std::vector<Value> Args;
     std::vector<double> Doubles;
-    for (const Expr *A : E->operands()) {
+    for (const Expr *A : E->operands())
       Args.push_back(Memo.at(A));
-      Doubles.push_back(Args.back().Ty.isFloat() ? Args.back().asDouble()
-                                                  : double(Args.back().Bits));
-    }
+    // The host's value too is taken at the point the function reads.
+    Args = canonicalArguments(E->name(), Args);
+    for (const Value &A : Args)
+      Doubles.push_back(A.Ty.isFloat() ? A.asDouble() : double(A.Bits));
     if (const Value *V = Environment.call(E->name(), Args))
       return *V;
     const FunctionInfo *F = lookupFunction(E->name());

@@ -2,7 +2,8 @@
 """The mutation harness: how much of what goes wrong does stagecheck catch?
 
 usage: scripts/mutate.py [--stagecheck PATH] [--per-operator N] [--seed S]
-                         [--stages ttir,ttgir,llir,ptx] [--json OUT] CORPUS_DIR...
+                         [--stages ttir,ttgir,llir,ptx] [--jobs N] [--json OUT]
+                         CORPUS_DIR...
 
 For every bundle, every stage file is mutated by operators that model the
 bugs a compiler stage can introduce (a flipped predicate, a changed
@@ -31,6 +32,7 @@ audit as a read outside the tensor, before equivalence is asked.) Outcomes:
 """
 import argparse
 import collections
+import concurrent.futures
 import json
 import os
 import random
@@ -39,6 +41,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIR_ENDING_AT = {"ttir": "fx->ttir", "ttgir": "ttir->ttgir", "llir": "ttgir->llir",
@@ -182,12 +186,13 @@ _TRITON_LIBDEVICE = os.path.join(
 LIBDEVICE = ["--libdevice", _TRITON_LIBDEVICE] if os.path.exists(_TRITON_LIBDEVICE) else []
 
 
-def audit_verdicts(stagecheck, bundle, cache):
-    """(kernel or None, pair) -> verdict of every pair the audit ran, or None
-    when the bundle is not valid input."""
-    # In the scratch directory that holds the cache, never in the corpus.
-    report = os.path.join(os.path.dirname(os.path.abspath(cache)), "report.json")
-    r = run([stagecheck, "audit", "--cache", cache, "--json", report] + LIBDEVICE + [bundle])
+def audit_verdicts(stagecheck, bundle, cache, report, pairs=None):
+    """(kernel or None, pair) -> verdict of every pair the audit ran (all, or
+    those in pairs), or None when the bundle is not valid input. The report
+    is written to `report`, a scratch file, never into the corpus."""
+    stages = ["--stages", ",".join(pairs)] if pairs else []
+    r = run([stagecheck, "audit", "--cache", cache, "--json", report] + stages + LIBDEVICE
+            + [bundle])
     if r.returncode == 3:
         return None, r.stdout.strip().splitlines()[-1:]
     rep = json.load(open(report))
@@ -200,17 +205,19 @@ def audit_verdicts(stagecheck, bundle, cache):
     return verdicts, []
 
 
-def classify(stagecheck, bundle, stage, kernel, cache, original):
+def classify(stagecheck, bundle, stage, kernel, cache, report, original):
     """Compares the mutant's audit with the original bundle's: the mutant is
     caught when the pair ending at the mutated stage turns from proved into a
-    counterexample while every earlier pair keeps its verdict."""
-    verdicts, notes = audit_verdicts(stagecheck, bundle, cache)
+    counterexample while every earlier pair keeps its verdict. Later pairs
+    read the mutated file too but say nothing of where the change entered,
+    so they are not run."""
+    want = PAIR_ENDING_AT[stage]
+    earlier = PIPELINE[:PIPELINE.index(want)]
+    verdicts, notes = audit_verdicts(stagecheck, bundle, cache, report, earlier + [want])
     if verdicts is None:
         return "invalid", notes
-    want = PAIR_ENDING_AT[stage]
     key = (None if want == "fx->ttir" else kernel, want)
     mutated = verdicts.get(key)
-    earlier = PIPELINE[:PIPELINE.index(want)]
     moved = [k for k in verdicts if k[1] in earlier and verdicts[k] != original.get(k)]
     if mutated == "counterexample":
         if not moved:
@@ -221,6 +228,62 @@ def classify(stagecheck, bundle, stage, kernel, cache, original):
     return "missed", []
 
 
+def mutants_of(bundle, baseline, stages, per_operator, rng):
+    """Every mutant of one bundle: (record, relative path, mutated lines)."""
+    manifest = json.load(open(os.path.join(bundle, "manifest.json")))
+    launches = [s for s in manifest["steps"] if s["kind"] == "launch"]
+    for launch in launches:
+        for stage in stages:
+            rel = launch["files"][stage]
+            # Only a pair the original proves can show a mutant.
+            pair = PAIR_ENDING_AT[stage]
+            before = baseline.get((None if pair == "fx->ttir" else launch["kernel"], pair))
+            if before != "proved":
+                print(f"skipped      {os.path.basename(bundle)} {stage}: the original "
+                      f"gives {before} at {pair}", flush=True)
+                continue
+            original = open(os.path.join(bundle, rel)).read().split("\n")
+            for op in OPERATORS[stage]:
+                sites = op.sites(original)
+                rng.shuffle(sites)
+                for site in sites[:per_operator]:
+                    mutated = op.apply(original, site)
+                    record = {"bundle": os.path.basename(bundle), "kernel": launch["kernel"],
+                              "stage": stage, "operator": op.name, "line": site[0] + 1,
+                              "before": original[site[0]].strip(),
+                              "after": mutated[site[0]].strip()}
+                    yield record, rel, mutated
+
+
+def judge(args, bundle, baseline, record, rel, mutated, cache, scratch):
+    """Audits one mutant in its own scratch directory and sets its outcome."""
+    mutant_dir = os.path.join(scratch, "mutant")
+    shutil.rmtree(mutant_dir, ignore_errors=True)
+    shutil.copytree(bundle, mutant_dir)
+    with open(os.path.join(mutant_dir, rel), "w") as f:
+        f.write("\n".join(mutated))
+    stage = record["stage"]
+    started = time.monotonic()
+    record["outcome"], record["notes"] = classify(
+        args.stagecheck, mutant_dir, stage, record["kernel"], cache,
+        os.path.join(scratch, "report.json"), baseline)
+    # Not caught: is the mutant observably the original?
+    if record["outcome"] in ("missed", "inconclusive"):
+        same = run([args.stagecheck, "check", "--from", stage, "--to", stage,
+                    os.path.join(bundle, rel), os.path.join(mutant_dir, rel)])
+        if same.returncode == 0:
+            record["outcome"] = "equivalent"
+        elif record["outcome"] == "missed" and stage == "ttir":
+            # FX <-> TTIR checks the bundle's launch (its grid, sizes and
+            # scalars): the mutant still computes the reference there, and
+            # differs from the original only for other launches.
+            record["outcome"] = "launch-equivalent"
+    record["seconds"] = round(time.monotonic() - started, 2)
+    print(f"{record['outcome']:12} {record['bundle']} {stage} {record['operator']} "
+          f"line {record['line']}  ({record['seconds']} s)", flush=True)
+    return record
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stagecheck", default=os.path.join(ROOT, "build/tools/stagecheck"))
@@ -228,65 +291,41 @@ def main():
                     help="mutants per operator and stage file")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--stages", default="ttir,ttgir,llir,ptx")
+    ap.add_argument("--jobs", type=int, default=1, help="mutants audited at once")
     ap.add_argument("--json")
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
     stages = [s for s in args.stages.split(",") if s]
     rng = random.Random(args.seed)
     records = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
         cache = os.path.join(tmp, "cache")
+        # One scratch directory per worker thread.
+        free = [os.path.join(tmp, f"worker{i}") for i in range(max(1, args.jobs))]
+        for d in free:
+            os.makedirs(d)
+        lock = threading.Lock()
+
+        def work(bundle, baseline, record, rel, mutated):
+            with lock:
+                scratch = free.pop()
+            try:
+                return judge(args, bundle, baseline, record, rel, mutated, cache, scratch)
+            finally:
+                with lock:
+                    free.append(scratch)
+
+        futures = []
         for bundle in bundles_under(args.dirs):
-            manifest = json.load(open(os.path.join(bundle, "manifest.json")))
-            launches = [s for s in manifest["steps"] if s["kind"] == "launch"]
-            baseline, _ = audit_verdicts(args.stagecheck, bundle, cache)
+            baseline, _ = audit_verdicts(args.stagecheck, bundle, cache,
+                                         os.path.join(tmp, "baseline.json"))
             if baseline is None:
                 continue
-            for li, launch in enumerate(launches):
-                for stage in stages:
-                    rel = launch["files"][stage]
-                    # Only a pair the original proves can show a mutant.
-                    pair = PAIR_ENDING_AT[stage]
-                    before = baseline.get((None if pair == "fx->ttir" else launch["kernel"], pair))
-                    if before != "proved":
-                        print(f"skipped      {os.path.basename(bundle)} {stage}: the original "
-                              f"gives {before} at {pair}", flush=True)
-                        continue
-                    original = open(os.path.join(bundle, rel)).read().split("\n")
-                    for op in OPERATORS[stage]:
-                        sites = op.sites(original)
-                        rng.shuffle(sites)
-                        for site in sites[:args.per_operator]:
-                            mutant_dir = os.path.join(tmp, "mutant")
-                            shutil.rmtree(mutant_dir, ignore_errors=True)
-                            shutil.copytree(bundle, mutant_dir)
-                            mutated = op.apply(original, site)
-                            with open(os.path.join(mutant_dir, rel), "w") as f:
-                                f.write("\n".join(mutated))
-                            record = {"bundle": os.path.basename(bundle), "kernel": launch["kernel"],
-                                      "stage": stage, "operator": op.name, "line": site[0] + 1,
-                                      "before": original[site[0]].strip(),
-                                      "after": mutated[site[0]].strip()}
-                            record["outcome"], record["notes"] = classify(
-                                args.stagecheck, mutant_dir, stage, launch["kernel"],
-                                cache, baseline)
-                            # Not caught: is the mutant observably the original?
-                            if record["outcome"] in ("missed", "inconclusive"):
-                                same = run([args.stagecheck, "check", "--from", stage,
-                                            "--to", stage, os.path.join(bundle, rel),
-                                            os.path.join(mutant_dir, rel)])
-                                if same.returncode == 0:
-                                    record["outcome"] = "equivalent"
-                                elif record["outcome"] == "missed" and stage == "ttir":
-                                    # FX <-> TTIR checks the bundle's launch
-                                    # (its grid, sizes and scalars): the mutant
-                                    # still computes the reference there, and
-                                    # differs from the original only for
-                                    # other launches.
-                                    record["outcome"] = "launch-equivalent"
-                            records.append(record)
-                            print(f"{record['outcome']:12} {record['bundle']} {stage} "
-                                  f"{op.name} line {record['line']}", flush=True)
+            for record, rel, mutated in mutants_of(bundle, baseline, stages,
+                                                   args.per_operator, rng):
+                futures.append(pool.submit(work, bundle, baseline, record, rel, mutated))
+        records = [f.result() for f in futures]
     table = collections.defaultdict(collections.Counter)
     for r in records:
         table[(r["stage"], r["operator"])][r["outcome"]] += 1
@@ -298,6 +337,17 @@ def main():
         print(f"| {stage} | {op} | {sum(c.values())} | {c['equivalent']} | "
               f"{c['launch-equivalent']} | {c['invalid']} | "
               f"{c['caught']} | {c['mislocated']} | {c['inconclusive']} | {c['missed']} | {score} |")
+    print("\n| stage | mutants | set aside | caught | counted | score |")
+    print("|---|---|---|---|---|---|")
+    for stage in stages:
+        c = collections.Counter()
+        for (st, _), counts in table.items():
+            if st == stage:
+                c.update(counts)
+        counted = c["caught"] + c["mislocated"] + c["inconclusive"] + c["missed"]
+        aside = c["equivalent"] + c["launch-equivalent"] + c["invalid"]
+        score = f"{100 * c['caught'] / counted:.1f}%" if counted else "-"
+        print(f"| {stage} | {sum(c.values())} | {aside} | {c['caught']} | {counted} | {score} |")
     if args.json:
         json.dump(records, open(args.json, "w"), indent=1)
     return 0

@@ -1,6 +1,7 @@
 #include "smt/Encoder.h"
 
 #include "ir/FloatOps.h"
+#include "ir/Functions.h"
 
 #include <string>
 
@@ -92,6 +93,25 @@ z3::func_decl Encoder::function(const Expr *Call) {
   return Z.function(Name.c_str(), Domain, sortOf(Call->type()));
 }
 
+z3::expr Encoder::callArgument(const Expr *Call, z3::expr A) {
+  const FunctionInfo *F = lookupFunction(Call->name());
+  // Over the reals there is one zero and no subnormal.
+  if (!F || M != Mode::IEEE || !A.is_fpa())
+    return A;
+  z3::sort S = A.get_sort();
+  auto Is = [&](auto Test) { return wrap(Z, Test(Z, A)); };
+  auto Zero = [&](bool Negative) {
+    return wrap(Z, Z3_mk_fpa_zero(Z, S, Negative));
+  };
+  if (F->FlushesSubnormalArguments)
+    A = z3::ite(Is(Z3_mk_fpa_is_subnormal),
+                z3::ite(Is(Z3_mk_fpa_is_negative), Zero(true), Zero(false)),
+                A);
+  if (F->IgnoresSignOfZero)
+    A = z3::ite(wrap(Z, Z3_mk_fpa_is_zero(Z, A)), Zero(false), A);
+  return A;
+}
+
 z3::expr Encoder::encode(const Expr *Root) {
   for (const Expr *E : postOrder(std::span<const Expr *const>(&Root, 1)))
     if (!Cache.count(E))
@@ -136,7 +156,7 @@ z3::expr Encoder::encodeNode(const Expr *E) {
       return eliminated(E);
     z3::expr_vector Args(Z);
     for (unsigned I = 0; I < E->numOperands(); ++I)
-      Args.push_back(operand(E, I));
+      Args.push_back(callArgument(E, operand(E, I)));
     return function(E)(Args);
   }
   case OpCategory::IntBinary:
@@ -632,7 +652,8 @@ z3::expr Encoder::eliminated(const Expr *E) {
       sortOf(E->type()));
   std::vector<z3::expr> Args;
   for (unsigned I = 0; I < E->numOperands(); ++I)
-    Args.push_back(operand(E, I));
+    Args.push_back(E->op() == Op::Call ? callArgument(E, operand(E, I))
+                                       : operand(E, I));
   Applications.push_back({Key, std::move(Args), Fresh});
   return Fresh;
 }

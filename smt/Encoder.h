@@ -39,6 +39,9 @@ public:
   /// The Z3 array standing for the initial content of a buffer.
   z3::expr bufferArray(const std::string &Name, ir::Type Elem);
   z3::func_decl function(const ir::Expr *Call);
+  /// Argument I of a call as the function reads it (ir::canonicalArgument):
+  /// the point of the uninterpreted function it is applied to.
+  z3::expr callArgument(const ir::Expr *Call, z3::expr Argument);
 
   /// A concrete value as a Z3 numeral of this encoding's sort for its type.
   z3::expr numeral(const ir::Value &V);

@@ -61,7 +61,10 @@ std::optional<Value> EncodingEvaluator::evaluate(const Env &Environment) {
       const Value *R = Environment.call(E->name(), ArgValues);
       if (!R)
         return std::nullopt;
-      S.add(P->Enc.function(E)(ArgNumerals) == P->Enc.numeral(*R));
+      z3::expr_vector Points(Z);
+      for (unsigned I = 0; I < ArgNumerals.size(); ++I)
+        Points.push_back(P->Enc.callArgument(E, ArgNumerals[I]).simplify());
+      S.add(P->Enc.function(E)(Points) == P->Enc.numeral(*R));
     }
     if (S.check() != z3::sat)
       return std::nullopt;

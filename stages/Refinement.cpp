@@ -1,4 +1,5 @@
 #include "stages/Refinement.h"
+#include "stages/ZeroSign.h"
 
 #include "stages/DifferingSubterms.h"
 #include "stages/Falsify.h"
@@ -557,11 +558,15 @@ private:
   }
 
   /// i1: the two values differ, with where they can (DifferingSubterms.h)
-  /// when the two are one computation but for a few places.
+  /// when the two are one computation but for a few places. Bit-exact
+  /// values are compared with their choices between +0 and -0 that cannot
+  /// reach the value made one way (ZeroSign.h).
   const Expr *valuesDiffer(const Expr *S, const Expr *T) {
-    const Expr *D = differs(C, S, T, Options.Arithmetic);
     if (Options.Arithmetic != smt::Mode::IEEE)
-      return D;
+      return differs(C, S, T, Options.Arithmetic);
+    S = settleZeroSignChoices(C, S);
+    T = settleZeroSignChoices(C, T);
+    const Expr *D = differs(C, S, T, Options.Arithmetic);
     if (const Expr *Somewhere = someSubtermDiffers(C, S, T))
       D = C.andOf(D, Somewhere);
     return D;

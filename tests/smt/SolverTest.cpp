@@ -91,6 +91,69 @@ TEST(Solver, ModelsCoverReadsAndCalls) {
   EXPECT_FALSE(In.usedHostFallback());
 }
 
+const Expr *sameBits(Context &C, const Expr *A, const Expr *B) {
+  return C.eq(C.cast(Op::Bitcast, A, Type::i(32)),
+              C.cast(Op::Bitcast, B, Type::i(32)));
+}
+
+/// f(x) != f(y) where x and y are zeros of opposite signs.
+const Expr *differsAtSignedZeros(Context &C, const char *Function) {
+  const Expr *X = C.symbol("x", Type::f32()), *Y = C.symbol("y", Type::f32());
+  const Expr *FX = C.call(Function, Type::f32(), std::span(&X, 1));
+  const Expr *FY = C.call(Function, Type::f32(), std::span(&Y, 1));
+  const Expr *Zero = C.floatConst(Type::f32(), 0.0);
+  return C.andOf(C.andOf(C.fcmp(FCmpPredicate::Oeq, X, Zero),
+                         C.fcmp(FCmpPredicate::Oeq, Y, Zero)),
+                 C.notOf(sameBits(C, FX, FY)));
+}
+
+TEST(Solver, FunctionsEvenAtZeroCannotTellItsSignsApart) {
+  // exp(-0) = exp(+0) = 1 (IEEE 754), ex2.approx too (the PTX ISA), so an
+  // uninterpreted exp may not give them different values ...
+  for (const char *Even : {"exp", "cos", "log", "ex2.approx", "ex2.approx.ftz"}) {
+    Context C;
+    smt::QueryResult R = smt::solve(
+        {"signed zeros", differsAtSignedZeros(C, Even), {}, smt::Mode::IEEE}, {});
+    EXPECT_EQ(R.Kind, smt::Outcome::Proved) << Even << ": " << R.Reason;
+  }
+  // ... while sin(-0) = -0 and rcp(-0) = -inf: there they may differ, and the
+  // model replays with -0 and +0 as two points.
+  for (const char *Odd : {"sin", "tanh", "rcp.approx"}) {
+    Context C;
+    const Expr *Query = differsAtSignedZeros(C, Odd);
+    smt::QueryResult R = smt::solve({"signed zeros", Query, {}, smt::Mode::IEEE}, {});
+    ASSERT_EQ(R.Kind, smt::Outcome::Counterexample) << Odd << ": " << R.Reason;
+    Interpreter In(R.Model);
+    EXPECT_TRUE(In.eval(Query).isTrue()) << Odd;
+    EXPECT_FALSE(In.usedHostFallback()) << Odd;
+  }
+}
+
+TEST(Solver, FtzFunctionsReadSubnormalArgumentsAsZero) {
+  Context C;
+  const Expr *X = C.symbol("x", Type::f32());
+  const Expr *Tiny = C.floatConst(Type::f32(), 1e-40); // subnormal
+  const Expr *Zero = C.floatConst(Type::f32(), 0.0);
+  auto Call = [&](const char *F, const Expr *A) {
+    return C.call(F, Type::f32(), std::span(&A, 1));
+  };
+  // rcp.approx.ftz(1e-40) is rcp.approx.ftz(+0); rcp.approx may differ.
+  const Expr *Ftz = C.notOf(sameBits(C, Call("rcp.approx.ftz", Tiny), Call("rcp.approx.ftz", Zero)));
+  EXPECT_EQ(smt::solve({"ftz", Ftz, {}, smt::Mode::IEEE}, {}).Kind, smt::Outcome::Proved);
+  const Expr *Exact = C.notOf(sameBits(C, Call("rcp.approx", Tiny), Call("rcp.approx", Zero)));
+  EXPECT_EQ(smt::solve({"no ftz", Exact, {}, smt::Mode::IEEE}, {}).Kind,
+            smt::Outcome::Counterexample);
+  // The interpreter's environment keeps one point for the two arguments.
+  Env E;
+  E.setCall("ex2.approx.ftz", {Value::ofDouble(Type::f32(), -1e-40)},
+            Value::ofDouble(Type::f32(), 1.0));
+  const Expr *AtX = Call("ex2.approx.ftz", X);
+  E.setSymbol("x", Value::ofDouble(Type::f32(), 0.0));
+  Interpreter In(E);
+  EXPECT_EQ(In.eval(AtX).asDouble(), 1.0);
+  EXPECT_FALSE(In.usedHostFallback());
+}
+
 TEST(Solver, QueriesCanBeDumpedAsSmtLib) {
   Context C;
   std::filesystem::path Dir =
