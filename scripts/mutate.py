@@ -3,7 +3,12 @@
 
 usage: scripts/mutate.py [--stagecheck PATH] [--per-operator N] [--seed S]
                          [--stages ttir,ttgir,llir,ptx] [--jobs N] [--json OUT]
-                         CORPUS_DIR...
+                         [--recheck EARLIER.json] CORPUS_DIR...
+
+--recheck judges again, with this build, the mutants of an earlier run's
+JSON that were not caught (the others keep their outcome), and prints the
+table of the whole set: what a checker change gained, without re-running
+what it cannot lose.
 
 For every bundle, every stage file is mutated by operators that model the
 bugs a compiler stage can introduce (a flipped predicate, a changed
@@ -255,6 +260,25 @@ def mutants_of(bundle, baseline, stages, per_operator, rng):
                     yield record, rel, mutated
 
 
+def recorded_mutant(dirs, record):
+    """The bundle, relative path and mutated lines of an earlier record."""
+    for bundle in bundles_under(dirs):
+        if os.path.basename(bundle) != record["bundle"]:
+            continue
+        manifest = json.load(open(os.path.join(bundle, "manifest.json")))
+        for launch in manifest["steps"]:
+            if launch["kind"] == "launch" and launch["kernel"] == record["kernel"]:
+                rel = launch["files"][record["stage"]]
+                lines = open(os.path.join(bundle, rel)).read().split("\n")
+                i = record["line"] - 1
+                if lines[i].strip() != record["before"]:
+                    return None
+                indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+                lines[i] = indent + record["after"]
+                return bundle, rel, lines
+    return None
+
+
 def judge(args, bundle, baseline, record, rel, mutated, cache, scratch):
     """Audits one mutant in its own scratch directory and sets its outcome."""
     mutant_dir = os.path.join(scratch, "mutant")
@@ -293,6 +317,7 @@ def main():
     ap.add_argument("--stages", default="ttir,ttgir,llir,ptx")
     ap.add_argument("--jobs", type=int, default=1, help="mutants audited at once")
     ap.add_argument("--json")
+    ap.add_argument("--recheck", help="an earlier run's JSON: judge its uncaught mutants again")
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
     stages = [s for s in args.stages.split(",") if s]
@@ -317,7 +342,21 @@ def main():
                     free.append(scratch)
 
         futures = []
-        for bundle in bundles_under(args.dirs):
+        baselines = {}
+        for record in json.load(open(args.recheck)) if args.recheck else []:
+            if record["outcome"] in ("caught", "equivalent", "launch-equivalent", "invalid"):
+                futures.append(pool.submit(lambda r=record: r))
+                continue
+            found = recorded_mutant(args.dirs, record)
+            if found is None:
+                print(f"not found    {record['bundle']} {record['stage']} line {record['line']}")
+                continue
+            bundle, rel, mutated = found
+            if bundle not in baselines:
+                baselines[bundle], _ = audit_verdicts(args.stagecheck, bundle, cache,
+                                                      os.path.join(tmp, "baseline.json"))
+            futures.append(pool.submit(work, bundle, baselines[bundle], dict(record), rel, mutated))
+        for bundle in [] if args.recheck else bundles_under(args.dirs):
             baseline, _ = audit_verdicts(args.stagecheck, bundle, cache,
                                          os.path.join(tmp, "baseline.json"))
             if baseline is None:

@@ -219,13 +219,13 @@ void registerBuiltinCheckers() {
     return;
   Done = true;
   registerFxToTtirChecker(liftTtirForLaunch);
-  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-2");
+  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-3");
   registerChecker(
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
-      "ttgir-llir-1");
-  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-1");
+      "ttgir-llir-2");
+  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-2");
 }
 
 } // namespace stagecheck::stages

@@ -1407,7 +1407,7 @@ void registerFxToTtirChecker(KernelLifter Lift) {
         F.Check.Arithmetic = smt::Mode::Real;
         return checkFxToTtir(C, M, Lift, F);
       },
-      "fx-ttir-1");
+      "fx-ttir-2");
 }
 
 } // namespace stagecheck::stages

@@ -4,6 +4,8 @@
 #include "stages/Report.h"
 
 #include <chrono>
+#include <filesystem>
+#include <sys/stat.h>
 #include <cstdio>
 #include <map>
 #include <ostream>
@@ -89,9 +91,26 @@ const PairChecker *findChecker(const StagePair &P) {
   return It == registry().end() ? nullptr : &It->second.Checker;
 }
 
+/// "size@mtime" of the running executable, "" where it cannot be read.
+static const std::string &buildIdentity() {
+  static const std::string Identity = [] {
+    std::error_code Err;
+    std::filesystem::path Exe =
+        std::filesystem::read_symlink("/proc/self/exe", Err);
+    struct stat S;
+    if (Err || ::stat(Exe.c_str(), &S) != 0)
+      return std::string();
+    return std::to_string(S.st_size) + "@" + std::to_string(S.st_mtim.tv_sec) +
+           "." + std::to_string(S.st_mtim.tv_nsec);
+  }();
+  return Identity;
+}
+
 std::string checkerVersion(const StagePair &P) {
   auto It = registry().find(P.id());
-  return It == registry().end() ? "" : It->second.Version;
+  if (It == registry().end())
+    return "";
+  return It->second.Version + "/build=" + buildIdentity();
 }
 
 /// The files a pair's verdict depends on.

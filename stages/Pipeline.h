@@ -46,6 +46,9 @@ using PairChecker = std::function<PairResult(
 /// never reused, so bump it whenever what the checker proves changes.
 void registerChecker(const StagePair &P, PairChecker Checker,
                      std::string Version);
+/// The registered version and the identity of the running build (the
+/// executable's size and modification time): a rebuilt stagecheck reuses no
+/// verdict of the one before, even where nobody bumped a version.
 std::string checkerVersion(const StagePair &P);
 const PairChecker *findChecker(const StagePair &P);
 /// Registers every checker this build has.
