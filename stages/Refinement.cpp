@@ -234,6 +234,8 @@ private:
   const Expr *SourceDefined = nullptr;
   /// Set when a pairwise store mismatch did not show in the final content.
   bool Unconfirmed = false;
+  std::string Deferred; // the first unknown set aside (deferUnknown)
+  std::chrono::steady_clock::time_point DeferredTesting; // testing budget after it
   /// An input that satisfies the assumptions (asked once, when testing
   /// from random inputs finds nothing).
   std::optional<Env> AssumptionModel;
@@ -299,6 +301,24 @@ private:
         confirm(Name, Violation, *Found, Where);
         return false;
       }
+    }
+    // Once a query is unknown the verdict can only become a counterexample:
+    // later queries are tested, not proved.
+    if (!Deferred.empty()) {
+      // From an input where the write happens, within a budget shared by
+      // every query after the first unknown.
+      if (Precondition && Options.Arithmetic == smt::Mode::IEEE &&
+          std::chrono::steady_clock::now() < DeferredTesting)
+        if (std::optional<Env> Found = testWhere(Violation, Precondition, Where)) {
+          Result.Queries.push_back({Name, smt::Outcome::Counterexample,
+                                    "found by testing", 0, ""});
+          confirm(Name, Violation, *Found, Where);
+          return false;
+        }
+      Result.Queries.push_back({Name, smt::Outcome::Unknown,
+                                "tested only: an earlier query is unknown", 0,
+                                ""});
+      return true;
     }
     smt::Query Q{Name, Violation, {}, Options.Arithmetic};
     smt::QueryResult R = smt::solve(Q, Options.Solver);
@@ -499,10 +519,10 @@ private:
       std::vector<const Write *> T = writesTo(Target, B.Name);
       bool Ok = aligned(S, T) ? checkStoresPairwise(B, S, T)
                               : checkFinalContent(B, S, T);
-      if (!Ok)
+      if (!Ok && !deferUnknown())
         return false;
     }
-    return true;
+    return !resumeDeferred();
   }
 
   static std::vector<const Write *> writesTo(const Effects &E,
@@ -586,20 +606,44 @@ private:
       const Expr *Context = C.andOf(inRange(C, WS.Bound), SourceDefined);
       BufferQuery Q{B, WS.Index, {}, WS.Bound};
       std::string Name = storeName(B.Name, K, S.size());
-      if (!check(Name + ": guards",
-                 C.andOf(Context, C.xorOf(WS.Guard, GuardT)), &Q))
-        return false;
-      if (!check(Name + ": places",
-                 C.andOf(Context, C.andOf(WS.Guard, C.icmp(ICmpPredicate::Ne,
-                                                           WS.Index, IndexT))),
-                 &Q))
-        return false;
       const Expr *Mismatch =
           C.orOf(C.notOf(DefinedT), valuesDiffer(WS.Value, ValueT));
       const Expr *Matters = C.andOf(Context, C.andOf(WS.Guard, WS.Defined));
-      if (!check(Name + ": values", C.andOf(Matters, Mismatch), &Q, Matters))
+      bool Ok =
+          check(Name + ": guards",
+                C.andOf(Context, C.xorOf(WS.Guard, GuardT)), &Q) &&
+          check(Name + ": places",
+                C.andOf(Context, C.andOf(WS.Guard, C.icmp(ICmpPredicate::Ne,
+                                                          WS.Index, IndexT))),
+                &Q) &&
+          check(Name + ": values", C.andOf(Matters, Mismatch), &Q, Matters);
+      if (!Ok && !deferUnknown())
         return false;
     }
+    return !resumeDeferred();
+  }
+
+  /// An unknown query does not hide a later one's counterexample: it is set
+  /// aside and checking goes on; the verdict is unknown only if nothing
+  /// later fails. Returns false when the failure is not an unknown (a
+  /// counterexample, or one that does not confirm on the final content).
+  bool deferUnknown() {
+    if (Result.Kind != Verdict::Unknown || Unconfirmed)
+      return false;
+    if (Deferred.empty()) {
+      Deferred = Result.Reason;
+      DeferredTesting = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    }
+    Result.Reason.clear();
+    return true;
+  }
+  /// Whether an unknown was set aside; it becomes the result again.
+  bool resumeDeferred() {
+    if (Deferred.empty())
+      return false;
+    Result.Kind = Verdict::Unknown;
+    Result.Reason = Deferred;
+    Deferred.clear();
     return true;
   }
 
