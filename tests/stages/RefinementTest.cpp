@@ -112,3 +112,63 @@ TEST(Refinement, MissingWriteIsReportedAsUnwritten) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Refinement, AnUnknownQueryDoesNotHideALaterCounterexample) {
+  // Buffer a differs only where x * y factors a 64-bit semiprime: the solver
+  // gives up there (at 500 ms) and testing cannot hit it. Buffer b differs
+  // everywhere. The verdict is b's counterexample, not a's unknown.
+  const std::string Common = "buffer a : i64\n"
+                             "buffer b : i32\n"
+                             "symbol %x : i64 param\n"
+                             "symbol %y : i64 param\n"
+                             "symbol %z : i32 param\n";
+  const std::string Source =
+      Common + "%p = mul %x, %y\n"
+               "%f = icmp.eq %p, 18446743979220271189:i64\n"
+               "%gx = icmp.ugt %x, 1:i64\n"
+               "%gy = icmp.ugt %y, 1:i64\n"
+               "%sx = icmp.ult %x, 4294967296:i64\n"
+               "%sy = icmp.ult %y, 4294967296:i64\n"
+               "%c1 = and %f, %gx\n"
+               "%c2 = and %c1, %gy\n"
+               "%c3 = and %c2, %sx\n"
+               "%c4 = and %c3, %sy\n"
+               "%v = select %c4, 1:i64, 0:i64\n"
+               "write a[0:i64] = %v at k.py:1:1 op \"tt.store\"\n"
+               "write b[0:i64] = %z at k.py:2:1 op \"tt.store\"\n";
+  const std::string Target =
+      Common + "%w = add %z, 1:i32\n"
+               "write a[0:i64] = 0:i64 at k.py:1:1 op \"st.global.b64\"\n"
+               "write b[0:i64] = %w at k.py:2:1 op \"st.global.b32\"\n";
+  ir::Context C;
+  ir::Effects S = ir::parseEffects(C, Source, "source");
+  ir::Effects T = ir::parseEffects(C, Target, "target");
+  stages::CheckOptions O;
+  O.Solver.TimeoutMs = 500;
+  stages::PairResult R = stages::checkRefinement(C, S, T, O);
+  ASSERT_EQ(R.Kind, stages::Verdict::Counterexample) << R.Reason;
+  ASSERT_TRUE(R.Cex);
+  EXPECT_EQ(R.Cex->Buffer, "b");
+  // a's query was asked first and left unknown.
+  bool SawUnknownFirst = false;
+  for (const stages::QueryReport &Q : R.Queries) {
+    if (Q.Name.find(" to a") != std::string::npos &&
+        Q.Outcome == smt::Outcome::Unknown)
+      SawUnknownFirst = true;
+    if (Q.Outcome == smt::Outcome::Counterexample)
+      break;
+  }
+  EXPECT_TRUE(SawUnknownFirst);
+  // With b's stores equal, the verdict is a's unknown, with its reason.
+  ir::Effects Same = ir::parseEffects(
+      C, Common + "write a[0:i64] = 0:i64 at k.py:1:1 op \"st.global.b64\"\n"
+                  "write b[0:i64] = %z at k.py:2:1 op \"st.global.b32\"\n",
+      "same");
+  stages::PairResult U = stages::checkRefinement(C, S, Same, O);
+  EXPECT_EQ(U.Kind, stages::Verdict::Unknown);
+  EXPECT_NE(U.Reason.find("to a: values"), std::string::npos) << U.Reason;
+}
+
+} // namespace
