@@ -4,11 +4,11 @@
 #include "stages/Report.h"
 
 #include <chrono>
-#include <filesystem>
-#include <sys/stat.h>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <ostream>
+#include <sys/stat.h>
 
 namespace stagecheck::stages {
 

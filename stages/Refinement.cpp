@@ -1,8 +1,8 @@
 #include "stages/Refinement.h"
-#include "stages/ZeroSign.h"
 
 #include "stages/DifferingSubterms.h"
 #include "stages/Falsify.h"
+#include "stages/ZeroSign.h"
 
 #include <algorithm>
 #include <cassert>
