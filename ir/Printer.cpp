@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <unordered_map>
@@ -137,6 +138,26 @@ private:
 };
 } // namespace
 
+/// Buffers the effects read but do not declare (a masked load's
+/// "undef.arg0"), with the element type read: the parser wants each one.
+static std::map<std::string, Type> undeclaredReads(const Effects &E) {
+  std::vector<const Expr *> Roots;
+  for (const Write &W : E.Writes)
+    Roots.insert(Roots.end(), {W.Guard, W.Index, W.Value, W.Defined});
+  for (const Atomic &A : E.Atomics) {
+    Roots.insert(Roots.end(), {A.Guard, A.Index, A.Value});
+    if (A.Compare)
+      Roots.push_back(A.Compare);
+  }
+  for (const UndefinedBehavior &U : E.Undefined)
+    Roots.push_back(U.Condition);
+  std::map<std::string, Type> Out;
+  for (const Expr *N : postOrder(Roots))
+    if (N->op() == Op::Read && !E.buffer(N->name()))
+      Out.emplace(N->name(), N->type());
+  return Out;
+}
+
 void printEffects(std::ostream &OS, const Effects &E) {
   for (const Buffer &B : E.Buffers) {
     OS << "buffer " << B.Name << " : " << B.Element.str();
@@ -145,6 +166,8 @@ void printEffects(std::ostream &OS, const Effects &E) {
       OS << " size " << *B.Size;
     OS << "\n";
   }
+  for (const auto &[Name, Element] : undeclaredReads(E))
+    OS << "buffer " << Name << " : " << Element.str() << " global\n";
   Printer P(OS);
   for (const Write &W : E.Writes) {
     std::vector<const Expr *> Roots = {W.Guard, W.Index, W.Value, W.Defined};

@@ -176,7 +176,7 @@ public:
       Ref = liftReference(C, M);
       bindParameters();
       declareBuffers();
-      if (composeCandidate() && checkCoverage())
+      if (composeCandidate() && checkCoverage() && checkKernelDefined())
         checkValues();
     } catch (const UnsupportedError &E) {
       Result.Kind = Verdict::Unknown;
@@ -210,6 +210,15 @@ private:
   std::map<std::string, uint64_t> Extent;
   std::set<std::string> DefinedAtStart; // buffers holding inputs or params
   std::map<std::string, std::map<uint64_t, std::vector<ElementWrite>>> Memory;
+  /// The kernels' undefined-behaviour conditions that depend on the data
+  /// (a division by an element of a tensor), one per instance, in terms of
+  /// the program's inputs.
+  struct DataUndefined {
+    const Expr *Condition;
+    std::string Kernel, Reason;
+    Origin From;
+  };
+  std::vector<DataUndefined> KernelUndefined;
   bool ValuesWithinTolerance = false;
   RealNormalForm Normal{C}; // extrema as AC operations, for real queries
   Env RealModel;         // the last model that separated ref and cand exactly
@@ -424,10 +433,7 @@ private:
                             "kernel " + L.Kernel + " is undefined: " + U.Reason,
                             std::nullopt, U.From};
             else if (!Cond->isConst())
-              throw Unsupported(
-                  "unsupported: data-dependent undefined behaviour "
-                  "in " +
-                  L.Kernel + ": " + U.Reason);
+              KernelUndefined.push_back({Cond, L.Kernel, U.Reason, U.From});
           });
     }
   }
@@ -813,6 +819,77 @@ private:
       if (N->op() == Op::Symbol && !E.symbol(N->name()))
         E.setSymbol(N->name(), Value::ofBits(N->type(), 0));
     return E;
+  }
+
+  /// The kernels are defined for every input where the reference is
+  /// defined for all of them: no input makes a kernel divide by zero.
+  /// Asked in the kernels' own (IEEE) arithmetic, testing first; an input
+  /// is replayed before it is reported.
+  bool checkKernelDefined() {
+    if (KernelUndefined.empty())
+      return true;
+    const std::string Name = "kernels defined";
+    auto Start = std::chrono::steady_clock::now();
+    // The value queries do not condition on the reference's definedness:
+    // where it may be undefined too, nothing here is decided.
+    if (!Ref.Effects.undefinedCondition(C)->isFalse())
+      throw Unsupported("unsupported: data-dependent undefined behaviour "
+                        "in " +
+                        KernelUndefined.front().Kernel + " (" +
+                        KernelUndefined.front().Reason +
+                        ") and in the reference");
+    const Expr *Violation = C.falseExpr();
+    for (const DataUndefined &U : KernelUndefined)
+      Violation = C.orOf(Violation, U.Condition);
+    std::optional<Env> Found = falsify(Violation, FalsifyOptions());
+    std::string How = "found by testing";
+    if (!Found) {
+      smt::QueryResult R = smt::solve({Name, Violation, {}, smt::Mode::IEEE},
+                                      Options.Check.Solver);
+      if (R.Kind != smt::Outcome::Counterexample) {
+        Result.Queries.push_back({Name, R.Kind, R.Reason, R.Seconds, R.DumpedTo});
+        if (R.Kind == smt::Outcome::Proved)
+          return true;
+        Result.Kind = Verdict::Unknown;
+        Result.Reason = Name + ": " + R.Reason;
+        return false;
+      }
+      Found = R.Model;
+      How = "";
+    }
+    double Took = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - Start)
+                      .count();
+    try {
+      Env In = completed(withoutCalls(*Found), {Violation});
+      Interpreter I(In);
+      if (I.eval(Violation).isTrue()) {
+        In = shrink(Violation, In);
+        Interpreter Shrunk(In);
+        for (const DataUndefined &U : KernelUndefined)
+          if (Shrunk.eval(U.Condition).isTrue()) {
+            Result.Queries.push_back(
+                {Name, smt::Outcome::Counterexample, How, Took, ""});
+            Counterexample X;
+            X.Query = Name;
+            X.Inputs = In;
+            X.Explanation = "kernel " + U.Kernel + " is undefined: " +
+                            U.Reason + ", the reference is defined everywhere";
+            if (U.From.Loc.known())
+              X.Explanation += " (" + U.From.Op + " at " + U.From.Loc.str() + ")";
+            X.TargetOrigin = U.From;
+            Result.Kind = Verdict::Counterexample;
+            Result.Cex = std::move(X);
+            return false;
+          }
+      }
+    } catch (const EvalError &) {
+    }
+    Result.Queries.push_back({Name, smt::Outcome::Unknown,
+                              "the input found does not replay", Took, ""});
+    Result.Kind = Verdict::Unknown;
+    Result.Reason = Name + ": the input found does not replay on the interpreter";
+    return false;
   }
 
   void checkValues() {

@@ -46,6 +46,23 @@ TEST(Text, PrintParseRoundTrip) {
   EXPECT_EQ(First.str(), Second.str());
 }
 
+TEST(Text, ReadsOfUndeclaredBuffersPrintTheirDeclaration) {
+  // A masked load's lanes read "undef.x", a buffer no argument declares:
+  // the printout declares it, so `stagecheck lift` output parses again.
+  Context C;
+  Effects E;
+  E.Buffers.push_back({"out", Type::i(32), AddressSpace::Global, std::nullopt});
+  const Expr *I = C.symbol("i", Type::i(64));
+  E.Writes.push_back({C.trueExpr(), "out", I, C.read("undef.x", Type::i(32), I),
+                      C.trueExpr(), {}, {}});
+  std::ostringstream Printed;
+  printEffects(Printed, E);
+  EXPECT_NE(Printed.str().find("buffer undef.x : i32 global"), std::string::npos)
+      << Printed.str();
+  Effects Again = parseEffects(C, Printed.str(), "printed.sir");
+  EXPECT_EQ(Again.Writes[0].Value, E.Writes[0].Value);
+}
+
 TEST(Text, ConstantsPrintExactly) {
   Context C;
   for (uint64_t Bits : {0x3f800000ull, 0x80000000ull, 0x7fc00000ull,
