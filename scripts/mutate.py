@@ -184,6 +184,10 @@ def bundles_under(dirs):
     return sorted(found)
 
 
+# `stagecheck check` has no time limit of its own; an equivalence proof
+# that takes longer than this is not had.
+EQUIVALENCE_LIMIT_S = 300
+
 PIPELINE = ["fx->ttir", "ttir->ttgir", "ttgir->llir", "llir->ptx"]
 # The libdevice Triton 3.6 linked the corpus kernels with, when present.
 _TRITON_LIBDEVICE = os.path.join(
@@ -293,8 +297,13 @@ def judge(args, bundle, baseline, record, rel, mutated, cache, scratch):
         os.path.join(scratch, "report.json"), baseline)
     # Not caught: is the mutant observably the original?
     if record["outcome"] in ("missed", "inconclusive"):
-        same = run([args.stagecheck, "check", "--from", stage, "--to", stage,
-                    os.path.join(bundle, rel), os.path.join(mutant_dir, rel)])
+        try:
+            same = run([args.stagecheck, "check", "--from", stage, "--to", stage,
+                        os.path.join(bundle, rel), os.path.join(mutant_dir, rel)],
+                       timeout=EQUIVALENCE_LIMIT_S)
+        except subprocess.TimeoutExpired:
+            # Not proved equivalent: the mutant keeps its outcome.
+            same = subprocess.CompletedProcess([], 2, "", "")
         if same.returncode == 0:
             record["outcome"] = "equivalent"
         elif record["outcome"] == "missed" and stage == "ttir":
