@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <ostream>
+#include <sstream>
 #include <sys/stat.h>
 
 namespace stagecheck::stages {
@@ -177,7 +178,10 @@ AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
   auto Run = [&](const StagePair &P, const bundle::Launch *L) {
     PairReport Report{P, L ? L->Kernel : "", {}, false};
     bool Cacheable = O.Cache && findChecker(P);
-    ResultCache::Key Key{P.id(), checkerVersion(P), optionsKey(O.Check),
+    std::ostringstream Limit;
+    Limit << "/pair-limit=" << O.PairTimeLimitSeconds;
+    ResultCache::Key Key{P.id(), checkerVersion(P),
+                         optionsKey(O.Check) + Limit.str(),
                          Cacheable ? inputsOf(P, M, L) : std::vector<std::string>{}};
     auto TimedOut = [](const PairResult &X) {
       return X.Kind == Verdict::Unknown &&
@@ -191,7 +195,16 @@ AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
         R.Pairs.push_back(std::move(Report));
         return;
       }
-    Report.Result = runPair(P, M, L, O.Check);
+    CheckOptions Check = O.Check;
+    if (O.PairTimeLimitSeconds > 0) {
+      auto End = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(
+                     int64_t(O.PairTimeLimitSeconds * 1000));
+      if (!Check.Solver.Deadline || End < *Check.Solver.Deadline)
+        Check.Solver.Deadline = End;
+    }
+    auto Work = [&] { return runPair(P, M, L, Check); };
+    Report.Result = O.RunPair ? O.RunPair(Work) : Work();
     if (Cacheable)
       O.Cache->store(Key, Report.Result);
     R.Pairs.push_back(std::move(Report));

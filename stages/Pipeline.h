@@ -95,6 +95,12 @@ struct AuditOptions {
   /// depends on the machine and its load; by default an unchanged pair
   /// that timed out under the same limits is taken to time out again).
   bool RetryTimeouts = false;
+  /// Each pair's wall-clock limit in seconds (0: none): its queries stop
+  /// there (Solver.Deadline), and RunPair, when set, stops the rest.
+  double PairTimeLimitSeconds = 0;
+  /// Runs one pair's check; empty: in this process. The command line runs
+  /// each pair in a child process that is killed past the limit.
+  std::function<PairResult(const std::function<PairResult()> &Check)> RunPair;
 };
 
 AuditReport audit(const bundle::Manifest &M, const AuditOptions &O);

@@ -296,6 +296,10 @@ int runCorpus(int Argc, char **Argv) {
       "unchanged pair that timed out under the same limits is not rerun)")(
       "timeout-ms", "wall-clock limit per query",
       cxxopts::value<unsigned>()->default_value("20000"))(
+      "pair-time-limit-s",
+      "wall-clock limit for one stage pair's whole check, in seconds (0: "
+      "none); a check past it is stopped and its verdict is unknown",
+      cxxopts::value<double>()->default_value("300"))(
       "stages",
       "comma-separated pairs to check: fx->ttir, ttir->ttgir, ttgir->llir, "
       "llir->ptx (default: all)",
@@ -352,7 +356,9 @@ int runCorpus(int Argc, char **Argv) {
     std::string Log = (Tmp / (std::to_string(I) + ".log")).string();
     std::vector<std::string> Args = {Self, "audit", "--json", Json,
                                      "--timeout-ms",
-                                     std::to_string(P["timeout-ms"].as<unsigned>())};
+                                     std::to_string(P["timeout-ms"].as<unsigned>()),
+                                     "--pair-time-limit-s",
+                                     std::to_string(P["pair-time-limit-s"].as<double>())};
     if (!Cache.empty()) {
       Args.push_back("--cache");
       Args.push_back(Cache);

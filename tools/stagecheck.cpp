@@ -20,13 +20,16 @@
 #include "stagecheck/Config.h"
 #include "tools/Corpus.h"
 #include "tools/Json.h"
+#include "tools/PairLimit.h"
 #include "tools/ResultCache.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <cxxopts.hpp>
 #include <fstream>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -90,7 +93,40 @@ void addSolverOptions(cxxopts::Options &O) {
       "memory-mb", "memory limit per query",
       cxxopts::value<unsigned>()->default_value("4096"))(
       "dump-smt", "write every query as SMT-LIB into this directory",
-      cxxopts::value<std::string>());
+      cxxopts::value<std::string>())(
+      "pair-time-limit-s",
+      "wall-clock limit for one stage pair's whole check, in seconds (0: "
+      "none); a check past it is stopped and its verdict is unknown",
+      cxxopts::value<double>()->default_value("300"));
+}
+
+double pairTimeLimit(const cxxopts::ParseResult &P) {
+  double Limit = P["pair-time-limit-s"].as<double>();
+  if (!(Limit >= 0))
+    throw InputError("--pair-time-limit-s must be 0 or more");
+  return Limit;
+}
+
+/// Runs one pair's check within the limit, in a child process (see
+/// tools/PairLimit.h); its queries stop at the limit by themselves.
+stages::PairResult
+checkWithinLimit(double Limit, stages::CheckOptions &Options,
+                 const std::function<stages::PairResult()> &Check) {
+  if (Limit > 0) {
+    auto End = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(int64_t(Limit * 1000));
+    if (!Options.Solver.Deadline || End < *Options.Solver.Deadline)
+      Options.Solver.Deadline = End;
+  }
+  return tools::runWithinLimit(
+      [&] {
+        try {
+          return Check();
+        } catch (const InputError &E) {
+          throw ir::InputError({}, E.what());
+        }
+      },
+      Limit);
 }
 
 smt::SolverOptions solverOptions(const cxxopts::ParseResult &P) {
@@ -213,7 +249,7 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
 int checkEachFunction(const std::string &Source, const std::string &Target,
                       const std::string &Meta,
                       const std::vector<std::pair<std::string, bool>> &Functions,
-                      const stages::CheckOptions &Options,
+                      const stages::CheckOptions &Options, double Limit,
                       const std::string &JsonPath) {
   std::cout << "check " << Source << " -> " << Target << "   "
             << smt::spelling(Options.Arithmetic) << " ("
@@ -225,8 +261,12 @@ int checkEachFunction(const std::string &Source, const std::string &Target,
   for (const auto &[Name, IsKernel] : Functions) {
     stages::PairResult R;
     try {
-      ir::Context C; // symbols of one function never meet another's
-      R = checkPair(C, "llir", "ptx", Source, Target, Meta, "", Options, Name);
+      stages::CheckOptions Mine = Options;
+      R = checkWithinLimit(Limit, Mine, [&] {
+        ir::Context C; // symbols of one function never meet another's
+        return checkPair(C, "llir", "ptx", Source, Target, Meta, "", Mine,
+                         Name);
+      });
     } catch (const ir::UnsupportedError &E) {
       R.Kind = stages::Verdict::Unknown;
       R.Reason = E.what();
@@ -339,15 +379,17 @@ int runCheck(int Argc, char **Argv) {
     // codegen tests: device functions) function by function.
     if (Kernels != 1 || Functions.size() != 1)
       return checkEachFunction(Files[0], Files[1], Meta, Functions, Options,
+                               pairTimeLimit(P),
                                P.count("json") ? P["json"].as<std::string>()
                                                : "");
   }
 
-  ir::Context C;
-  stages::PairResult R =
-      checkPair(C, From, To, Files[0], Files[1], Meta,
-                P.count("llir") ? P["llir"].as<std::string>() : "", Options,
-                Function);
+  std::string Llir = P.count("llir") ? P["llir"].as<std::string>() : "";
+  stages::PairResult R = checkWithinLimit(pairTimeLimit(P), Options, [&] {
+    ir::Context C;
+    return checkPair(C, From, To, Files[0], Files[1], Meta, Llir, Options,
+                     Function);
+  });
 
   std::cout << "check " << Files[0] << " -> " << Files[1] << "   "
             << smt::spelling(Options.Arithmetic) << " ("
@@ -491,6 +533,12 @@ int runAudit(int Argc, char **Argv) {
     Options.Cache = &*Cache;
   }
   Options.RetryTimeouts = P.count("retry-timeouts") > 0;
+  Options.PairTimeLimitSeconds = pairTimeLimit(P);
+  if (Options.PairTimeLimitSeconds > 0)
+    Options.RunPair = [Limit = Options.PairTimeLimitSeconds](
+                          const std::function<stages::PairResult()> &Check) {
+      return tools::runWithinLimit(Check, Limit);
+    };
   stages::AuditReport R = stages::audit(M, Options);
   stages::printAudit(std::cout, R);
   if (P.count("json"))

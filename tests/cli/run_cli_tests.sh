@@ -46,6 +46,15 @@ expect 1 "counterexample" -- "$stagecheck" check --json "$tmp/r.json" "$sir/asso
 grep -q '"verdict": "counterexample"' "$tmp/r.json" || { echo "FAIL: json verdict"; fails=$((fails + 1)); }
 expect 3 "cannot write" -- "$stagecheck" check --json /nonexistent/dir/r.json "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 
+# Each pair's check has a wall-clock limit: past it the check is stopped
+# (killed when it does not stop by itself) and the verdict is unknown.
+m=$(dirname "$0")/../corpus/tutorial_matmul/kernels/matmul_kernel/matmul_kernel
+start=$SECONDS
+expect 2 "time limit of 0.3 s was reached" -- "$stagecheck" check --pair-time-limit-s 0.3 --from llir --to llir "$m.llir" "$m.llir"
+(( SECONDS - start <= 5 )) || { echo "FAIL: a 0.3 s pair limit took $((SECONDS - start)) s"; fails=$((fails + 1)); }
+expect 2 "LLVM IR -> PTX .*time limit was reached" -- "$stagecheck" audit --stages 'llir->ptx' --pair-time-limit-s 0.3 "$(dirname "$0")/../corpus/tutorial_matmul"
+expect 3 "pair-time-limit-s must be 0 or more" -- "$stagecheck" check --pair-time-limit-s -1 "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+
 # A stage file against itself and against a mutant of it (what the
 # mutation harness asks to set equivalent mutants aside).
 k=$(dirname "$0")/../corpus/tutorial_vector_add/kernels/add_kernel/add_kernel
