@@ -971,6 +971,11 @@ private:
       // exp(x - m) / sum exp(x - m) and exp(x) / sum exp(x).
       if (Normal.equalAsPolynomials(Ref, Cand))
         return true;
+      if (std::optional<Env> Found = testedDifference(K, Ref, Cand)) {
+        reportCounterexample("values of " + E.Tensor + " within tolerance", E,
+                             K, *Found);
+        return false;
+      }
     }
     smt::Query Q{"values of " + E.Tensor, differs(Ref, Cand, Mode), {}, Mode};
     smt::QueryResult R = smt::solve(Q, Options.Check.Solver);
@@ -995,6 +1000,62 @@ private:
                               R.Kind, "", R.Seconds, ""});
     RealModel = R.Model;
     return checkTolerance(E, K);
+  }
+
+  /// An input found by testing where the kernel's value is outside the
+  /// tolerance of the reference's (the interpreter's IEEE values) and the
+  /// exact values differ too (RealRef, RealCand: the class as the real
+  /// query asks it, with every input pinned). That is where the value ladder
+  /// would end, a counterexample, without the two solver questions before
+  /// it, which a wrong kernel's large class can spend its whole time on.
+  std::optional<Env> testedDifference(const Canonical &K, const Expr *RealRef,
+                                      const Expr *RealCand) {
+    if (!K.Ref->type().isFloat())
+      return std::nullopt;
+    auto Start = std::chrono::steady_clock::now();
+    const Expr *V = outsideTolerance(K.Ref, K.Cand);
+    std::optional<Env> Found =
+        falsifyFinite(V, 64, Start + std::chrono::seconds(2));
+    if (!Found)
+      return std::nullopt;
+    Env Shrunk = shrink(V, *Found);
+    for (const Env &In : {Shrunk, *Found})
+      if (exactlyDifferentAt(In, RealRef, RealCand)) {
+        Result.Queries.push_back(
+            {"values within tolerance", smt::Outcome::Counterexample,
+             "found by testing; the exact values differ there too",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                           Start)
+                 .count(),
+             ""});
+        return In;
+      }
+    return std::nullopt;
+  }
+
+  /// Whether Ref and Cand differ over the reals where every symbol has its
+  /// value in In (asked of the solver with the inputs pinned).
+  bool exactlyDifferentAt(const Env &In, const Expr *Ref, const Expr *Cand) {
+    std::vector<const Expr *> Pins;
+    const Expr *Roots[] = {Ref, Cand};
+    for (const Expr *N : postOrder(Roots)) {
+      if (N->op() != Op::Symbol)
+        continue;
+      const Value *X = In.symbol(N->name());
+      if (!X)
+        return false;
+      const Expr *Is = C.constant(N->type(), X->Bits);
+      Pins.push_back(N->type().isFloat() ? C.fcmp(FCmpPredicate::Oeq, N, Is)
+                                         : C.eq(N, Is));
+    }
+    smt::SolverOptions Quick = Options.Check.Solver;
+    Quick.TimeoutMs = std::min(Quick.TimeoutMs, 5000u);
+    Quick.DumpDir.clear();
+    smt::QueryResult R = smt::solve(
+        {"exact values at a tested input", differs(Ref, Cand, smt::Mode::Real),
+         Pins, smt::Mode::Real},
+        Quick);
+    return R.Kind == smt::Outcome::Counterexample;
   }
 
   /// Over the reals every rounded op is the exact operation it rounds, and
@@ -1484,7 +1545,7 @@ void registerFxToTtirChecker(KernelLifter Lift) {
         F.Check.Arithmetic = smt::Mode::Real;
         return checkFxToTtir(C, M, Lift, F);
       },
-      "fx-ttir-2");
+      "fx-ttir-3");
 }
 
 } // namespace stagecheck::stages

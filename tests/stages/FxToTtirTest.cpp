@@ -23,6 +23,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <unistd.h>
 
 using namespace stagecheck;
 namespace fs = std::filesystem;
@@ -207,6 +208,46 @@ TEST(FxToTtir, RunsInsideAudit) {
       EXPECT_EQ(P.Result.Arithmetic, smt::Mode::Real);
     }
   EXPECT_TRUE(Found);
+}
+
+/// A wrong kernel whose value question the solver does not settle within
+/// its limit (tutorial_matmul's real TTIR with the operands of the program
+/// id's `divsi` swapped) is caught by testing: an input where the values
+/// are beyond tolerance in IEEE and differ over the reals too.
+TEST(FxToTtir, AWrongKernelTheSolverDoesNotSettleIsCaughtByTesting) {
+  fs::path Dir = fs::temp_directory_path() /
+                 ("fx_to_ttir_tested_" + std::to_string(::getpid()));
+  fs::remove_all(Dir);
+  fs::copy(STAGECHECK_TEST_DIR "/corpus/tutorial_matmul", Dir,
+           fs::copy_options::recursive);
+  fs::path Ttir = Dir / "kernels/matmul_kernel/matmul_kernel.ttir";
+  std::string Text = slurp(Ttir);
+  const std::string Before = "arith.divsi %0, %c32_i32 : i32";
+  size_t At = Text.find(Before);
+  ASSERT_NE(At, std::string::npos);
+  Text.replace(At, Before.size(), "arith.divsi %c32_i32, %0 : i32");
+  std::ofstream(Ttir) << Text;
+
+  stages::registerBuiltinCheckers();
+  bundle::Manifest M = bundle::loadBundle(Dir.string());
+  stages::AuditOptions O;
+  O.Pairs = {"fx->ttir"};
+  O.Check.Solver.TimeoutMs = 5000; // the value query alone takes longer
+  stages::AuditReport R = stages::audit(M, O);
+  fs::remove_all(Dir);
+  ASSERT_EQ(R.Pairs.size(), 1u);
+  const stages::PairResult &P = R.Pairs[0].Result;
+  std::ostringstream Report;
+  stages::printPairResult(Report, P);
+  SCOPED_TRACE(Report.str());
+  ASSERT_EQ(P.Kind, stages::Verdict::Counterexample) << P.Reason;
+  ASSERT_TRUE(P.Cex && P.Cex->Source && P.Cex->Target);
+  EXPECT_FALSE(P.Cex->Source->sameAs(*P.Cex->Target));
+  bool Tested = false;
+  for (const stages::QueryReport &Q : P.Queries)
+    Tested |= Q.Outcome == smt::Outcome::Counterexample &&
+              Q.Reason.find("found by testing") != std::string::npos;
+  EXPECT_TRUE(Tested);
 }
 
 } // namespace
