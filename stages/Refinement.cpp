@@ -282,12 +282,13 @@ private:
     // Bit-exact queries first meet random testing: a failing input found
     // that way is already a concrete, interpreter-checked counterexample.
     // (Over the reals the interpreter's IEEE answer would not count.)
-    if (Options.Arithmetic == smt::Mode::IEEE) {
+    if (Options.Arithmetic == smt::Mode::IEEE && testingTimeLeft()) {
       auto Start = std::chrono::steady_clock::now();
       FalsifyOptions F;
       F.Hints = hints(Where);
       if (Where)
         F.Ranges = Where->Ranges;
+      F.Deadline = testingDeadline();
       std::optional<Env> Found = falsify(Violation, F);
       if (!Found && !Options.Assumptions.empty() && assumptionModel()) {
         F.Base = *AssumptionModel;
@@ -340,6 +341,21 @@ private:
     return false;
   }
 
+  /// Testing stops with the check (its Solver.Deadline) and, once a query
+  /// is unknown, with the budget the queries after it share: hundreds of
+  /// trials of a large tree per query would otherwise outlast the check.
+  std::optional<std::chrono::steady_clock::time_point> testingDeadline() const {
+    std::optional<std::chrono::steady_clock::time_point> End =
+        Options.Solver.Deadline;
+    if (!Deferred.empty() && (!End || DeferredTesting < *End))
+      End = DeferredTesting;
+    return End;
+  }
+  bool testingTimeLeft() const {
+    auto End = testingDeadline();
+    return !End || std::chrono::steady_clock::now() < *End;
+  }
+
   /// Testing from a model of Precondition (asked of the solver briefly).
   std::optional<Env> testWhere(const Expr *Violation, const Expr *Precondition,
                                const BufferQuery *Where) {
@@ -356,7 +372,7 @@ private:
       F.Ranges = Where->Ranges;
     F.Base = R.Model;
     F.Seed = 2;
-    F.Deadline = Options.Solver.Deadline;
+    F.Deadline = testingDeadline();
     return falsify(Violation, F);
   }
 
