@@ -67,7 +67,7 @@ struct TtgirToLlirOptions {
   std::optional<ir::KernelInterface> Interface;
   /// Wall-clock limit of the whole check (every solver query stops at it,
   /// smt::SolverOptions::Deadline); reaching it gives `unknown`. 0: none.
-  double TimeLimitSeconds = 60;
+  double TimeLimitSeconds = 90;
 };
 
 /// Checks that the LLVM IR file refines the TTGIR file. Malformed input
