@@ -1,16 +1,12 @@
 #include "smt/Solver.h"
 
+#include "smt/ChildProcess.h"
 #include "smt/Encoder.h"
 
-#include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstring>
 #include <fstream>
-#include <poll.h>
 #include <sstream>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace stagecheck::ir;
@@ -185,73 +181,29 @@ struct Attempt {
 Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
                    const SolverOptions &O, unsigned SliceMs, unsigned Seed,
                    const std::string &DumpPath) {
-  using Clock = std::chrono::steady_clock;
-  int Pipe[2];
-  if (pipe(Pipe) != 0)
-    return {Attempt::Failed, "", std::string("pipe: ") + std::strerror(errno)};
-  std::fflush(nullptr);
-  pid_t Child = fork();
-  if (Child < 0) {
-    close(Pipe[0]);
-    close(Pipe[1]);
-    return {Attempt::Failed, "", std::string("fork: ") + std::strerror(errno)};
-  }
-  if (Child == 0) {
-    close(Pipe[0]);
-    rlim_t Bytes = rlim_t(O.MemoryLimitMB) * 1024 * 1024;
-    struct rlimit Limit = {Bytes, Bytes};
-    setrlimit(RLIMIT_AS, &Limit);
-    std::string Answer = solveInChild(Q, Leaves, SliceMs, Seed, DumpPath);
-    const char *P = Answer.data();
-    size_t Left = Answer.size();
-    while (Left > 0) {
-      ssize_t N = write(Pipe[1], P, Left);
-      if (N <= 0)
-        break;
-      P += N;
-      Left -= size_t(N);
-    }
-    _exit(0);
-  }
-  close(Pipe[1]);
-  std::string Answer;
-  auto Deadline = Clock::now() + std::chrono::milliseconds(SliceMs);
-  bool TimedOut = false;
-  for (;;) {
-    auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    Deadline - Clock::now()).count();
-    if (Left <= 0) {
-      TimedOut = true;
-      break;
-    }
-    struct pollfd P = {Pipe[0], POLLIN, 0};
-    int Ready = poll(&P, 1, int(std::min<long long>(Left, 1000)));
-    if (Ready <= 0)
-      continue;
-    char Buf[65536];
-    ssize_t N = read(Pipe[0], Buf, sizeof Buf);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      break;
-    Answer.append(Buf, size_t(N));
-  }
-  close(Pipe[0]);
-  if (TimedOut)
-    kill(Child, SIGKILL);
-  int Status = 0;
-  while (waitpid(Child, &Status, 0) < 0 && errno == EINTR) {
-  }
-  if (TimedOut)
+  ChildOptions Child;
+  Child.KillAt =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(SliceMs);
+  ChildOutcome C = runInChild(
+      [&] {
+        rlim_t Bytes = rlim_t(O.MemoryLimitMB) * 1024 * 1024;
+        struct rlimit Limit = {Bytes, Bytes};
+        setrlimit(RLIMIT_AS, &Limit);
+        return solveInChild(Q, Leaves, SliceMs, Seed, DumpPath);
+      },
+      Child);
+  switch (C.How) {
+  case ChildOutcome::Answered:
+    return {Attempt::Answered, C.Answer, ""};
+  case ChildOutcome::TimedOut:
     return {Attempt::SliceOver, "", ""};
-  if (Answer.empty()) {
-    if (WIFSIGNALED(Status))
-      return {Attempt::Failed, "",
-              std::string("solver died (") + strsignal(WTERMSIG(Status)) +
-                  "); memory limit " + std::to_string(O.MemoryLimitMB) + " MB"};
-    return {Attempt::Failed, "", "solver gave no answer"};
+  case ChildOutcome::Failed:
+    break;
   }
-  return {Attempt::Answered, Answer, ""};
+  std::string Why = "solver " + C.Failure;
+  if (C.Failure.rfind("died", 0) == 0)
+    Why += "; memory limit " + std::to_string(O.MemoryLimitMB) + " MB";
+  return {Attempt::Failed, "", Why};
 }
 
 } // namespace
