@@ -331,6 +331,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
         cache = os.path.join(tmp, "cache")
+        # A copy, so that a rebuild during the run does not change (or
+        # remove) the build under test halfway.
+        binary = os.path.join(tmp, "stagecheck")
+        shutil.copy2(args.stagecheck, binary)
+        args.stagecheck = binary
         # One scratch directory per worker thread.
         free = [os.path.join(tmp, f"worker{i}") for i in range(max(1, args.jobs))]
         for d in free:

@@ -323,6 +323,9 @@ int runCorpus(int Argc, char **Argv) {
       !fs::is_regular_file(P["libdevice"].as<std::string>()))
     throw ir::InputError({P["libdevice"].as<std::string>(), 0, 0},
                          "--libdevice: no such file");
+  // Checked here, not by each bundle's audit: one error, not one per bundle.
+  if (!(P["pair-time-limit-s"].as<double>() >= 0))
+    throw ir::InputError({}, "--pair-time-limit-s must be 0 or more");
   std::vector<std::string> Bundles = findBundles(P["dirs"].as<std::vector<std::string>>());
   if (P.count("shard")) {
     std::string S = P["shard"].as<std::string>();

@@ -95,6 +95,7 @@ echo '{"nope": 1}' >"$tmp/bad.json"
 expect3 "$stagecheck" corpus --no-cache --baseline "$tmp/bad.json" "$corpus"
 expect3 "$stagecheck" corpus
 expect3 "$stagecheck" corpus --libdevice "$tmp/no.bc" "$corpus"
+expect3 "$stagecheck" corpus --pair-time-limit-s -1 "$corpus"
 
 if [[ $fails -ne 0 ]]; then echo "$fails corpus command test(s) failed"; exit 1; fi
 echo "all corpus command tests passed"
