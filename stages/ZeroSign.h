@@ -12,7 +12,8 @@
 // a zero and turn +0/-0 into results that are equal numbers (add, sub,
 // mul, fma, a dividend, neg, min/max, casts, select arms); it stops at ops
 // that cannot see it (fcmp, float -> int, abs, the argument of a function
-// that ignores it: ir::FunctionInfo::IgnoresSignOfZero); it reaches the
+// that ignores it: ir::FunctionInfo::IgnoresSignOfZero, a sum with a
+// nonzero constant, which absorbs a zero whatever its sign); it reaches the
 // root always through a divisor (x / -0 = -inf), a bitcast, copysign's
 // sign operand, or any other op.
 //

@@ -2,7 +2,8 @@
 // (LLVM IR gives a racing non-atomic load undef): a proof holds whatever
 // they read, a counterexample names the value it picked. And two LLVM IR
 // files compared as one CTA each (stages::checkSameCta), where single
-// threads differ but the CTA's effects do not.
+// threads differ but the CTA's effects do not, or where they differ only
+// in a sign of zero nothing stored can see.
 #include "TritonLibdevice.h"
 
 #include "bundle/Manifest.h"
@@ -68,6 +69,27 @@ bool mentions(const std::vector<std::string> &Lines, const std::string &What) {
     if (L.find(What) != std::string::npos)
       return true;
   return false;
+}
+
+// inductor_softmax's max with `fcmp ogt` made `oge` (line 95): the two
+// pick different zeros only where the elements are +0 and -0, and that
+// sign is lost in exp(x - max) (stages/ZeroSign.h); instcombine has moved
+// the next comparisons and a negation into the select's arms. The same
+// kernel, against the TTGIR and against the original.
+TEST(SameCta, AMaxThatPicksTheOtherOfTwoEqualZerosIsProved) {
+  Kernel K = load("inductor_softmax");
+  std::vector<std::string> Lines = test::linesOf(K.Llir);
+  ASSERT_GE(Lines.size(), 95u);
+  std::string &Line = Lines[94];
+  size_t At = Line.find("fcmp ogt float");
+  ASSERT_NE(At, std::string::npos) << Line;
+  Line.replace(At, 8, "fcmp oge");
+  std::string Mutant = test::joined(Lines);
+
+  stages::PairResult R = againstTtgir(K, Mutant);
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+  stages::PairResult Same = asOneCta(K, Mutant);
+  EXPECT_EQ(stages::spelling(Same.Kind), std::string("proved")) << Same.Reason;
 }
 
 // inductor_amax without its last barrier: threads 1-63 load the block's
