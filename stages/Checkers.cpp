@@ -14,6 +14,36 @@
 
 namespace stagecheck::stages {
 
+std::unordered_map<const ir::Expr *, const ir::Expr *>
+launchConstants(ir::Context &C, const bundle::Launch &L,
+                const ir::KernelInterface &KI) {
+  std::unordered_map<const ir::Expr *, const ir::Expr *> Values;
+  unsigned K = 0;
+  for (const bundle::LaunchArg &A : L.Args) {
+    if (A.isConstexpr())
+      continue;
+    unsigned Position = K++;
+    if (A.isPointer() || Position >= KI.Params.size())
+      continue;
+    ir::Type T = KI.Params[Position].Element;
+    const ir::Expr *V = nullptr;
+    if (A.Value.K == bundle::ScalarValue::Integer ||
+        A.Value.K == bundle::ScalarValue::Bool)
+      V = T.isFloat() ? C.floatConst(T, double(A.Value.I))
+                      : C.intConst(T, A.Value.I);
+    else if (A.Value.K == bundle::ScalarValue::Float && T.isFloat())
+      V = C.floatConst(T, A.Value.F);
+    if (V)
+      Values[C.symbol(ir::paramName(Position), T, ir::SymbolRole::Param)] = V;
+  }
+  const char *Axes[] = {"x", "y", "z"};
+  for (unsigned D = 0; D < 3; ++D)
+    Values[C.symbol(std::string("nprog.") + Axes[D], ir::Type::i(32),
+                    ir::SymbolRole::NumPrograms)] =
+        C.intConst(ir::Type::i(32), int64_t(L.Grid[D]));
+  return Values;
+}
+
 namespace {
 
 /// What each pointer argument of the launch may reach: the elements of
@@ -56,38 +86,6 @@ PairResult ttirToTtgir(ir::Context &C, const bundle::Manifest &M,
     throw ir::InputError({}, "kernel " + L->Kernel +
                                  " lists no TTIR or no TTGIR file");
   return checkTtirToTtgir(C, Source, Target, O, reachOf(M, *L));
-}
-
-/// The launch's scalar arguments and grid size as constants, by the symbols
-/// the TTIR lifter names them with (argK, nprog.x).
-std::unordered_map<const ir::Expr *, const ir::Expr *>
-launchConstants(ir::Context &C, const bundle::Launch &L,
-                const ir::KernelInterface &KI) {
-  std::unordered_map<const ir::Expr *, const ir::Expr *> Values;
-  unsigned K = 0;
-  for (const bundle::LaunchArg &A : L.Args) {
-    if (A.isConstexpr())
-      continue;
-    unsigned Position = K++;
-    if (A.isPointer() || Position >= KI.Params.size())
-      continue;
-    ir::Type T = KI.Params[Position].Element;
-    const ir::Expr *V = nullptr;
-    if (A.Value.K == bundle::ScalarValue::Integer ||
-        A.Value.K == bundle::ScalarValue::Bool)
-      V = T.isFloat() ? C.floatConst(T, double(A.Value.I))
-                      : C.intConst(T, A.Value.I);
-    else if (A.Value.K == bundle::ScalarValue::Float && T.isFloat())
-      V = C.floatConst(T, A.Value.F);
-    if (V)
-      Values[C.symbol(ir::paramName(Position), T, ir::SymbolRole::Param)] = V;
-  }
-  const char *Axes[] = {"x", "y", "z"};
-  for (unsigned D = 0; D < 3; ++D)
-    Values[C.symbol(std::string("nprog.") + Axes[D], ir::Type::i(32),
-                    ir::SymbolRole::NumPrograms)] =
-        C.intConst(ir::Type::i(32), int64_t(L.Grid[D]));
-  return Values;
 }
 
 /// The trip count of every loop of M under the given constants, found
@@ -224,7 +222,7 @@ void registerBuiltinCheckers() {
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
-      "ttgir-llir-2");
+      "ttgir-llir-3");
   registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-2");
 }
 

@@ -14,6 +14,7 @@
 #include "stages/Refinement.h"
 
 #include <functional>
+#include <unordered_map>
 #include <optional>
 #include <set>
 #include <string>
@@ -53,6 +54,13 @@ std::string checkerVersion(const StagePair &P);
 const PairChecker *findChecker(const StagePair &P);
 /// Registers every checker this build has.
 void registerBuiltinCheckers();
+
+/// A launch's scalar arguments and grid size as constants, keyed by the
+/// symbols every lifter names them with (argK, nprog.x;
+/// docs/lifting-conventions.md).
+std::unordered_map<const ir::Expr *, const ir::Expr *>
+launchConstants(ir::Context &C, const bundle::Launch &L,
+                const ir::KernelInterface &KI);
 
 struct PairReport {
   StagePair Pair;

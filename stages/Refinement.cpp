@@ -381,7 +381,17 @@ private:
   void confirm(const std::string &Name, const Expr *Violation,
                const Env &Model, const BufferQuery *Where) {
     try {
+      // Kept while shrinking: the preferred launch, once it is shown.
+      const Expr *Shown = Violation;
       Env Replay = completed(Model, Where);
+      if (std::optional<Env> AtLaunch =
+              preferredModel(Name, Violation, Replay)) {
+        Env There = completed(*AtLaunch, Where);
+        if (Interpreter(There).eval(Violation).isTrue()) {
+          Replay = std::move(There);
+          Shown = C.andOf(Violation, preferred());
+        }
+      }
       if (!Interpreter(Replay).eval(Violation).isTrue()) {
         Result.Kind = Verdict::Unknown;
         Result.Reason =
@@ -392,7 +402,8 @@ private:
                  : "");
         return;
       }
-      Replay = shrink(Violation, Replay, hints(Where));
+      if (Interpreter(Replay).eval(Shown).isTrue())
+        Replay = shrink(Shown, Replay, hints(Where));
       Interpreter I(Replay);
       assert(I.eval(Violation).isTrue() && "shrinking keeps the violation");
       Counterexample X;
@@ -453,6 +464,53 @@ private:
       Result.Reason = Name + ": counterexample could not be replayed: " +
                       E.what();
     }
+  }
+
+  /// i1: every preferred value (CheckOptions::Preferred).
+  const Expr *preferred() {
+    const Expr *All = C.trueExpr();
+    for (auto [Symbol, Value] : Options.Preferred) {
+      Type Bits = Type::i(Symbol->type().bits());
+      All = C.andOf(All, Symbol->type().isFloat()
+                             ? C.eq(C.cast(Op::Bitcast, Symbol, Bits),
+                                    C.cast(Op::Bitcast, Value, Bits))
+                             : C.eq(Symbol, Value));
+    }
+    return All;
+  }
+
+  /// An input with the preferred values where the violation holds: the
+  /// counterexample found with those values put in, else one found by
+  /// testing from there, else one the solver finds briefly; none when
+  /// there are no preferred values or none of these finds one.
+  std::optional<Env> preferredModel(const std::string &Name,
+                                    const Expr *Violation, const Env &Found) {
+    if (Options.Preferred.empty())
+      return std::nullopt;
+    Env Start = Found;
+    for (auto [Symbol, Value] : Options.Preferred)
+      Start.setSymbol(Symbol->name(), Value::ofBits(Value->type(), Value->constBits()));
+    const Expr *There = C.andOf(Violation, preferred());
+    try {
+      if (Interpreter(Start).eval(There).isTrue())
+        return Start;
+    } catch (const EvalError &) {
+    }
+    FalsifyOptions F;
+    F.Base = Start;
+    F.Trials = 64;
+    F.Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    if (std::optional<Env> Tested = falsify(There, F))
+      return Tested;
+    smt::SolverOptions Quick = Options.Solver;
+    Quick.TimeoutMs = std::min(Quick.TimeoutMs, 3000u);
+    Quick.DumpDir.clear();
+    smt::QueryResult R = smt::solve(
+        {Name + " at the preferred launch", There, {}, Options.Arithmetic},
+        Quick);
+    if (R.Kind != smt::Outcome::Counterexample)
+      return std::nullopt;
+    return R.Model;
   }
 
   /// The model, with symbols it leaves free set to zero: the violation does

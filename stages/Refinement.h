@@ -32,6 +32,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stagecheck::stages {
@@ -90,6 +91,11 @@ struct CheckOptions {
   /// inputs, so a stage pair that adds a bound reports it in
   /// PairResult::Bound.
   std::vector<const ir::Expr *> Assumptions;
+  /// Symbol values a counterexample is first sought with (an audit's own
+  /// launch: its scalar arguments and grid), so that a report shows the
+  /// launch that was run wherever the violation shows there; otherwise any
+  /// counterexample is shown. They never restrict a proof.
+  std::vector<std::pair<const ir::Expr *, const ir::Expr *>> Preferred;
   /// Stage pairs whose loops do not correspond unroll them up to this many
   /// iterations (and say so in PairResult::Bound).
   unsigned LoopBound = 4;

@@ -11,6 +11,7 @@
 #include "stages/CtaModel.h"
 #include "stages/Libdevice.h"
 #include "stages/MisplacedWrite.h"
+#include "stages/Pipeline.h"
 #include "stages/Unify.h"
 
 #include <algorithm>
@@ -958,7 +959,11 @@ PairResult checkTtgirToLlir(Context &C, const bundle::Manifest &M,
   if (Ttgir.empty() || Llir.empty())
     throw InputError({}, "kernel " + L.Kernel +
                              " lists no TTGIR or no LLVM IR file");
-  return checkTtgirToLlir(C, Ttgir, Llir, optionsForLaunch(M, L, O));
+  TtgirToLlirOptions T = optionsForLaunch(M, L, O);
+  // Counterexamples are first sought at the launch the bundle ran.
+  for (auto [Symbol, Value] : launchConstants(C, L, *T.Interface))
+    T.Check.Preferred.push_back({Symbol, Value});
+  return checkTtgirToLlir(C, Ttgir, Llir, T);
 }
 
 } // namespace stagecheck::stages

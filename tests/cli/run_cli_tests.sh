@@ -55,6 +55,14 @@ expect 2 "time limit of 0.3 s was reached" -- "$stagecheck" check --pair-time-li
 expect 2 "LLVM IR -> PTX .*time limit was reached" -- "$stagecheck" audit --stages 'llir->ptx' --pair-time-limit-s 0.3 "$(dirname "$0")/../corpus/tutorial_matmul"
 expect 3 "pair-time-limit-s must be 0 or more" -- "$stagecheck" check --pair-time-limit-s -1 "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 
+# A counterexample of an audit is shown at the bundle's own launch (its
+# sizes and grid) where the bug shows there: inductor_sum_persistent's
+# second shuffle of its row sum sent to the wrong lane.
+cp -r "$tests/corpus/inductor_sum_persistent" "$tmp/shuffle"
+ll=$(ls "$tmp"/shuffle/kernels/*/*.llir)
+sed -i '33s/i32 8, i32 31/i32 4, i32 31/' "$ll"
+expect 1 "arg2 = 16  arg3 = 128  nprog.x = 16" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/shuffle"
+
 # A stage file against itself and against a mutant of it (what the
 # mutation harness asks to set equivalent mutants aside).
 k=$(dirname "$0")/../corpus/tutorial_vector_add/kernels/add_kernel/add_kernel
