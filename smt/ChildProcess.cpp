@@ -58,13 +58,15 @@ ChildOutcome runInChild(const std::function<std::string()> &Work,
                         const ChildOptions &O) {
   int Pipe[2];
   if (pipe(Pipe) != 0)
-    return {ChildOutcome::Failed, "", std::string("could not start (pipe: ") + std::strerror(errno) + ")"};
+    return {ChildOutcome::Failed, "",
+            std::string("could not start (pipe: ") + std::strerror(errno) + ")"};
   std::fflush(nullptr); // the child must not flush the parent's buffers again
   pid_t Child = fork();
   if (Child < 0) {
     close(Pipe[0]);
     close(Pipe[1]);
-    return {ChildOutcome::Failed, "", std::string("could not start (fork: ") + std::strerror(errno) + ")"};
+    return {ChildOutcome::Failed, "",
+            std::string("could not start (fork: ") + std::strerror(errno) + ")"};
   }
   if (Child == 0) {
     if (O.OwnProcessGroup)

@@ -402,8 +402,7 @@ private:
                  : "");
         return;
       }
-      if (Interpreter(Replay).eval(Shown).isTrue())
-        Replay = shrink(Shown, Replay, hints(Where));
+      Replay = shrink(Shown, Replay, hints(Where));
       Interpreter I(Replay);
       assert(I.eval(Violation).isTrue() && "shrinking keeps the violation");
       Counterexample X;

@@ -9,7 +9,6 @@
 
 #include "llvm/Support/JSON.h"
 
-
 #include <chrono>
 #include <cmath>
 #include <sstream>

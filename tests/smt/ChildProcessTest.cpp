@@ -3,6 +3,7 @@
 #include "smt/ChildProcess.h"
 
 #include <csignal>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -46,14 +47,20 @@ TEST(ChildProcess, AChildThatSaysNothingGaveNoAnswer) {
 }
 
 TEST(ChildProcess, AChildPastItsDeadlineIsKilledWithItsGroup) {
+  // The grandchild tells its pid through a pipe of the test's own.
+  int Pids[2];
+  ASSERT_EQ(pipe(Pids), 0);
   auto Start = std::chrono::steady_clock::now();
-  // The grandchild keeps the pipe open: only killing the group ends it.
   ChildOutcome C = runInChild(
-      []() -> std::string {
-        if (fork() == 0)
+      [&]() -> std::string {
+        if (pid_t G = fork(); G == 0) {
+          pid_t Self = getpid();
+          (void)!write(Pids[1], &Self, sizeof Self);
+          for (;;)
+            pause();
+        }
+        for (;;)
           pause();
-        pause();
-        return "never";
       },
       within(0.5, /*OwnGroup=*/true));
   double Took = std::chrono::duration<double>(
@@ -61,6 +68,24 @@ TEST(ChildProcess, AChildPastItsDeadlineIsKilledWithItsGroup) {
                     .count();
   EXPECT_EQ(C.How, ChildOutcome::TimedOut);
   EXPECT_LT(Took, 10.0);
+  close(Pids[1]);
+  pid_t Grandchild = 0;
+  ASSERT_EQ(read(Pids[0], &Grandchild, sizeof Grandchild),
+            ssize_t(sizeof Grandchild));
+  close(Pids[0]);
+  // Killed with the group (then reaped by whoever adopted it): gone, or
+  // a zombie, within a moment.
+  bool Gone = false;
+  for (int Tries = 0; Tries < 100 && !Gone; ++Tries) {
+    std::ifstream Stat("/proc/" + std::to_string(Grandchild) + "/stat");
+    std::string Pid, Name, State;
+    Gone = !(Stat >> Pid >> Name >> State) || State == "Z";
+    if (!Gone)
+      usleep(20000);
+  }
+  EXPECT_TRUE(Gone) << "the grandchild " << Grandchild << " still runs";
+  if (!Gone)
+    kill(Grandchild, SIGKILL);
 }
 
 } // namespace
