@@ -336,6 +336,8 @@ const Expr *ThreadModel::load(AddressSpace Space, const Expr *Address,
   checkWidth(Bits, Bytes * 8, From);
   noteBuffer(P.Buffer, Element, AddressSpace::Global);
   const Expr *Index = elementIndex(P, Bytes, Guard, From);
+  Result.GlobalReads.push_back(
+      {Guard, P.Buffer, Index, Bits / (Bytes * 8), From});
   for (unsigned K = 0; K < Bits / (Bytes * 8); ++K) {
     const Expr *V = C.read(P.Buffer, Element, C.add(Index, C.constant(I64, K)));
     const Expr *Raw = toBits(V);

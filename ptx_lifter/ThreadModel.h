@@ -60,6 +60,17 @@ struct Exchange {
   ir::Origin From;
 };
 
+/// A read of global memory: Count elements of Buffer from Index on, where
+/// Guard holds. Reads are values (read Buffer[i]) and leave no effect; a
+/// checker that knows how far each pointer reaches bounds them with these.
+struct GlobalRead {
+  const ir::Expr *Guard;
+  std::string Buffer;
+  const ir::Expr *Index; // i64 element index of the first element
+  unsigned Count;
+  ir::Origin From;
+};
+
 /// The lift of one kernel, seen from one thread with symbolic ids.
 struct ThreadEffects {
   /// Global writes and atomics of this thread (single writes, no bound
@@ -67,6 +78,8 @@ struct ThreadEffects {
   /// behaviour. Buffers lists every buffer written or read.
   ir::Effects Effects;
   std::vector<Exchange> Exchanges;
+  /// Every load from global memory (cp.async copies' included), in order.
+  std::vector<GlobalRead> GlobalReads;
   ir::KernelInterface Interface;
   /// Threads per CTA (the kernel's required block size, x y z).
   unsigned BlockDim[3] = {1, 1, 1};

@@ -44,11 +44,6 @@ launchConstants(ir::Context &C, const bundle::Launch &L,
   return Values;
 }
 
-namespace {
-
-/// What each pointer argument of the launch may reach: the elements of
-/// its tensor's storage (tensors that alias share one), from where it
-/// points. Scratch pointers are left unbounded.
 ParameterReach reachOf(const bundle::Manifest &M, const bundle::Launch &L) {
   std::map<std::string, int64_t> End; // storage -> one past its last element
   auto StorageOf = [&](const bundle::Tensor &T) {
@@ -78,6 +73,8 @@ ParameterReach reachOf(const bundle::Manifest &M, const bundle::Launch &L) {
   }
   return Reach;
 }
+
+namespace {
 
 PairResult ttirToTtgir(ir::Context &C, const bundle::Manifest &M,
                        const bundle::Launch *L, const CheckOptions &O) {
@@ -222,7 +219,7 @@ void registerBuiltinCheckers() {
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
-      "ttgir-llir-3");
+      "ttgir-llir-4");
   registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-2");
 }
 

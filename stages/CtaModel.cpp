@@ -622,6 +622,17 @@ private:
       Out.UndefinedLines.push_back(
           U < T[K].UndefinedLines.size() ? T[K].UndefinedLines[U] : 0);
     }
+    for (size_t G = 0; G < E.GlobalReads.size(); ++G) {
+      ptx::GlobalRead R = E.GlobalReads[G];
+      R.Guard = resolve(K, R.Guard);
+      if (R.Guard->isFalse())
+        continue;
+      R.Index = resolve(K, R.Index);
+      Out.GlobalReads.push_back(R);
+      Out.GlobalReadThread.push_back(K);
+      Out.GlobalReadLines.push_back(
+          G < T[K].GlobalReadLines.size() ? T[K].GlobalReadLines[G] : 0);
+    }
     for (const Atomic &A : E.Effects.Atomics) {
       Atomic R = A;
       R.Guard = resolve(K, A.Guard);

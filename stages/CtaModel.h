@@ -69,6 +69,9 @@ struct CtaEffects {
   ir::Effects Effects;
   std::vector<unsigned> WriteThread, WriteLines; // per write
   std::vector<unsigned> UndefinedThread, UndefinedLines;
+  /// Every thread's global reads, resolved, with their thread and line.
+  std::vector<ptx::GlobalRead> GlobalReads;
+  std::vector<unsigned> GlobalReadThread, GlobalReadLines;
   /// Launch ranges and the bounds the lifts relied on (all threads).
   std::vector<const ir::Expr *> Assumptions;
   std::vector<std::string> Bounds;

@@ -14,6 +14,7 @@
 #include "stages/Refinement.h"
 
 #include <functional>
+#include <map>
 #include <unordered_map>
 #include <optional>
 #include <set>
@@ -61,6 +62,12 @@ void registerBuiltinCheckers();
 std::unordered_map<const ir::Expr *, const ir::Expr *>
 launchConstants(ir::Context &C, const bundle::Launch &L,
                 const ir::KernelInterface &KI);
+
+/// What each pointer argument of a launch may reach, keyed by its symbol
+/// (argK): [Low, High) elements from where it points, its tensor's storage
+/// (tensors that alias share one). Scratch pointers are not listed.
+std::map<std::string, std::pair<int64_t, int64_t>>
+reachOf(const bundle::Manifest &M, const bundle::Launch &L);
 
 struct PairReport {
   StagePair Pair;

@@ -308,8 +308,11 @@ private:
       R.Reason = "more than 3 loops with independent symbolic trip counts";
       return R;
     }
-    if (Keys.empty())
-      return compare(Probe, {}, "");
+    if (Keys.empty()) {
+      PairResult R = compare(Probe, {}, "");
+      checkReads(Base, Probe, {}, "", R);
+      return R;
+    }
     std::vector<std::string> LoopNames;
     for (const auto &[K, From] : Keys)
       LoopNames.push_back("scf.for" +
@@ -347,6 +350,7 @@ private:
       if (!LS.UnassignedLoops.empty())
         throw UnsupportedError({}, "nested loops with symbolic trip counts");
       PairResult R = compare(LS, Facts, Name);
+      checkReads(LO, LS, Facts, Name, R);
       for (QueryReport &Q : R.Queries)
         Total.Queries.push_back(Q);
       for (const std::string &X : R.Relaxations)
@@ -389,6 +393,12 @@ private:
   PairResult compare(const ttir::LiftResult &LS,
                      const std::vector<const Expr *> &Facts,
                      const std::string &CaseName);
+  std::vector<const Expr *> assumptions(const ttir::LiftResult &LS,
+                                        const std::vector<const Expr *> &Facts,
+                                        std::vector<std::string> &Specialised);
+  void checkReads(const ttir::LiftOptions &LO, const ttir::LiftResult &LS,
+                  const std::vector<const Expr *> &Facts,
+                  const std::string &CaseName, PairResult &R);
   std::vector<Side> instances(const Effects &E, uint64_t Limit);
   void blame(Counterexample &X, const std::vector<Side> &Source,
              const std::vector<Side> &Target, Canonicalizer &Canon,
@@ -401,6 +411,183 @@ private:
             const std::unordered_map<const Expr *, const Expr *> &Lifted,
             bool ReadsByValue = false);
 };
+
+/// What every query of a case assumes: the caller's, the TTGIR's
+/// divisibility hints (named in Specialised), both lifts' launch ranges and
+/// bounds, the shared-memory window and the case's trip counts.
+std::vector<const Expr *>
+Checker::assumptions(const ttir::LiftResult &LS,
+                     const std::vector<const Expr *> &Facts,
+                     std::vector<std::string> &Specialised) {
+  std::vector<const Expr *> Assumptions = O.Check.Assumptions;
+  divisibility(C, Ttgir, Assumptions, Specialised);
+  addUnique(Assumptions, LS.Assumptions);
+  addUnique(Assumptions, Llvm->Cta.Assumptions);
+  addUnique(Assumptions, sharedWindow(C));
+  addUnique(Assumptions, Facts);
+  return Assumptions;
+}
+
+namespace {
+
+/// The conditions that remain for some program of the launch once the
+/// launch's values and that program's id are put in (thread ids are
+/// constants already, so most fold to false), each with its program's id
+/// conjoined; a program whose assumptions fold to false (another trip-count
+/// case) has none. A launch of more than 4096 programs is not enumerated:
+/// the conditions are returned as they are. Lines follow the conditions.
+std::vector<UndefinedBehavior> unfoldedPerProgram(
+    Context &C, const std::vector<UndefinedBehavior> &Conditions,
+    const std::vector<const Expr *> &Assumptions,
+    std::unordered_map<const Expr *, const Expr *> Values,
+    std::vector<unsigned> &Lines) {
+  Type I32 = Type::i(32);
+  const char *Axes[] = {"x", "y", "z"};
+  uint64_t Grid[3];
+  for (unsigned D = 0; D < 3; ++D) {
+    auto It = Values.find(C.symbol(std::string("nprog.") + Axes[D], I32,
+                                   SymbolRole::NumPrograms));
+    if (It == Values.end() || !It->second->isConst())
+      return Conditions;
+    Grid[D] = It->second->constBits();
+  }
+  if (Grid[0] * Grid[1] * Grid[2] > 4096)
+    return Conditions;
+  std::vector<UndefinedBehavior> Out;
+  std::vector<unsigned> OutLines;
+  for (uint64_t P = 0; P < Grid[0] * Grid[1] * Grid[2]; ++P) {
+    uint64_t Id[3] = {P % Grid[0], (P / Grid[0]) % Grid[1],
+                      P / (Grid[0] * Grid[1])};
+    const Expr *Here = C.trueExpr();
+    for (unsigned D = 0; D < 3; ++D) {
+      const Expr *Pid = C.symbol(std::string("pid.") + Axes[D], I32,
+                                 SymbolRole::ProgramId);
+      Values[Pid] = C.intConst(I32, int64_t(Id[D]));
+      Here = C.andOf(Here, C.eq(Pid, Values[Pid]));
+    }
+    bool Vacuous = false;
+    for (const Expr *A : Assumptions)
+      Vacuous |= substitute(C, A, Values)->isFalse();
+    if (Vacuous)
+      continue;
+    for (size_t K = 0; K < Conditions.size(); ++K) {
+      if (substitute(C, Conditions[K].Condition, Values)->isFalse())
+        continue;
+      UndefinedBehavior U = Conditions[K];
+      U.Condition = C.andOf(U.Condition, Here);
+      Out.push_back(U);
+      OutLines.push_back(Lines[K]);
+    }
+  }
+  Lines = OutLines;
+  return Out;
+}
+
+} // namespace
+
+/// "loads within the tensors", after a case is proved: at the launch
+/// (O.Launch), is some global load of the LLVM IR outside the elements its
+/// pointer may reach (O.Reach) where the TTGIR is defined? Loads are values
+/// the refinement queries see only where they are used, so a load whose
+/// value is discarded (a prefetch one row too far) shows only here. Asked
+/// of the LLVM IR alone first (the TTGIR's own loads within their tensors
+/// need no proof then); only when that finds an input is the TTGIR, lifted
+/// with its loads and stores bounded alike, put against it.
+void Checker::checkReads(const ttir::LiftOptions &LO,
+                         const ttir::LiftResult &LS,
+                         const std::vector<const Expr *> &Facts,
+                         const std::string &CaseName, PairResult &R) {
+  if (R.Kind != Verdict::Proved || O.Reach.empty() || O.Launch.empty())
+    return;
+  const CtaEffects &Cta = Llvm->Cta;
+  Type I64 = Type::i(64);
+  Effects Target;
+  Target.Buffers = Cta.Effects.Buffers;
+  std::vector<unsigned> Lines;
+  for (size_t K = 0; K < Cta.GlobalReads.size(); ++K) {
+    const ptx::GlobalRead &G = Cta.GlobalReads[K];
+    auto It = O.Reach.find(G.Buffer);
+    if (It == O.Reach.end())
+      continue;
+    auto [Low, High] = It->second;
+    const Expr *Outside = C.orOf(
+        C.icmp(ICmpPredicate::Slt, G.Index, C.intConst(I64, Low)),
+        C.icmp(ICmpPredicate::Sgt, G.Index,
+               C.intConst(I64, High - int64_t(G.Count))));
+    const Expr *When = C.andOf(G.Guard, Outside);
+    if (When->isFalse())
+      continue;
+    Target.Undefined.push_back(
+        {When,
+         "a load outside the " + std::to_string(High - Low) + " elements " +
+             G.Buffer + " may reach",
+         G.From,
+         {}});
+    Lines.push_back(Cta.GlobalReadLines[K]);
+  }
+  auto Start = std::chrono::steady_clock::now();
+  std::string Name = CaseName + "loads within the tensors at the launch";
+  std::vector<std::string> Specialised;
+  CheckOptions CO = O.Check;
+  CO.Assumptions = assumptions(LS, Facts, Specialised);
+  std::unordered_map<const Expr *, const Expr *> Values;
+  for (auto [Symbol, Value] : O.Launch)
+    if (!Symbol->type().isFloat()) { // sizes and grid; a float scale stays free
+      CO.Assumptions.push_back(C.eq(Symbol, Value));
+      Values[Symbol] = Value;
+    }
+  CO.Preferred.clear();
+  Target.Undefined = unfoldedPerProgram(C, Target.Undefined, CO.Assumptions,
+                                        Values, Lines);
+  if (Target.Undefined.empty()) {
+    R.Queries.push_back(
+        {Name, smt::Outcome::Proved, "folded for each program of the launch",
+         std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       Start)
+             .count(),
+         ""});
+    return;
+  }
+  Effects Source;
+  Source.Buffers = LS.Effects.Buffers;
+  PairResult Reads = checkRefinement(C, Source, Target, CO);
+  if (Reads.Kind == Verdict::Counterexample) {
+    // The LLVM IR may read outside: is the TTGIR defined there?
+    ttir::LiftOptions Bounded = LO;
+    Bounded.Reach = O.Reach;
+    ttir::LiftResult LB = ttir::liftKernel(C, Ttgir, Bounded);
+    Source = Library->apply(C, LB.Effects);
+    Source.Writes.clear();
+    Source.Atomics.clear();
+    Reads = checkRefinement(C, Source, Target, CO);
+  }
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  if (Reads.Kind == Verdict::Proved) {
+    R.Queries.push_back({Name, smt::Outcome::Proved, "", Seconds, ""});
+    return;
+  }
+  if (Reads.Kind == Verdict::Counterexample) {
+    R.Queries.push_back({Name, smt::Outcome::Counterexample, "", Seconds, ""});
+    R.Kind = Verdict::Counterexample;
+    R.Cex = Reads.Cex;
+    R.Cex->Query = Name;
+    for (size_t K = 0; K < Target.Undefined.size(); ++K)
+      if (Target.Undefined[K].From.Op == R.Cex->TargetOrigin.Op &&
+          Target.Undefined[K].From.Loc.str() == R.Cex->TargetOrigin.Loc.str()) {
+        R.Cex->Notes.push_back("the load at " + LlirName + ":" +
+                               std::to_string(Lines[K]) +
+                               ", at the bundle's launch (its scalar "
+                               "arguments and grid)");
+        break;
+      }
+    return;
+  }
+  R.Queries.push_back({Name, smt::Outcome::Unknown, Reads.Reason, Seconds, ""});
+  R.Kind = Verdict::Unknown;
+  R.Reason = Name + ": " + Reads.Reason;
+}
 
 std::vector<Side> Checker::instances(const Effects &E, uint64_t Limit) {
   std::vector<Side> Out;
@@ -432,13 +619,8 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   const CtaEffects &Cta = Llvm->Cta;
   std::map<std::string, unsigned> UsedBefore = Library->used();
   Effects Source = Library->apply(C, LS.Effects);
-  std::vector<const Expr *> Assumptions = O.Check.Assumptions;
   std::vector<std::string> Specialised;
-  divisibility(C, Ttgir, Assumptions, Specialised);
-  addUnique(Assumptions, LS.Assumptions);
-  addUnique(Assumptions, Cta.Assumptions);
-  addUnique(Assumptions, sharedWindow(C));
-  addUnique(Assumptions, Facts);
+  std::vector<const Expr *> Assumptions = assumptions(LS, Facts, Specialised);
 
   std::vector<Side> S = instances(Source, 1 << 14), T;
   for (size_t K = 0; K < Cta.Effects.Writes.size(); ++K)
@@ -961,8 +1143,11 @@ PairResult checkTtgirToLlir(Context &C, const bundle::Manifest &M,
                              " lists no TTGIR or no LLVM IR file");
   TtgirToLlirOptions T = optionsForLaunch(M, L, O);
   // Counterexamples are first sought at the launch the bundle ran.
-  for (auto [Symbol, Value] : launchConstants(C, L, *T.Interface))
+  for (auto [Symbol, Value] : launchConstants(C, L, *T.Interface)) {
     T.Check.Preferred.push_back({Symbol, Value});
+    T.Launch.push_back({Symbol, Value});
+  }
+  T.Reach = reachOf(M, L);
   return checkTtgirToLlir(C, Ttgir, Llir, T);
 }
 

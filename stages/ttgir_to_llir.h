@@ -45,6 +45,7 @@
 #include "ir/Kernel.h"
 #include "stages/Refinement.h"
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -65,6 +66,15 @@ struct TtgirToLlirOptions {
   std::string LinkedLibdevice;
   /// The kernel's interface; default: the TTGIR's own.
   std::optional<ir::KernelInterface> Interface;
+  /// What each pointer parameter may reach ([Low, High) elements from where
+  /// it points) and the launch those tensors belong to (its scalar
+  /// arguments and grid, symbol = value). With both, the query "loads
+  /// within the tensors" asks, at that launch, whether a global load of the
+  /// LLVM IR reads outside where the TTGIR, its own loads bounded alike, is
+  /// defined (an audit sets them from the bundle; two plain files leave
+  /// loads unbounded).
+  std::map<std::string, std::pair<int64_t, int64_t>> Reach;
+  std::vector<std::pair<const ir::Expr *, const ir::Expr *>> Launch;
   /// Wall-clock limit of the whole check (every solver query stops at it,
   /// smt::SolverOptions::Deadline); reaching it gives `unknown`. 0: none.
   double TimeLimitSeconds = 90;

@@ -48,6 +48,8 @@ static llvm::json::Value counterexampleJson(const stages::Counterexample &X) {
     J["index"] = int64_t(*X.Index);
     J["source"] = X.Source ? valueJson(*X.Source) : llvm::json::Value(nullptr);
     J["target"] = X.Target ? valueJson(*X.Target) : llvm::json::Value(nullptr);
+    J["source_poison"] = X.SourcePoison;
+    J["target_poison"] = X.TargetPoison;
   }
   J["source_origin"] = originJson(X.SourceOrigin);
   J["target_origin"] = originJson(X.TargetOrigin);
@@ -110,6 +112,10 @@ std::optional<stages::Counterexample> counterexampleFromJson(const Object &J) {
   stages::Counterexample X;
   X.Query = J.getString("query").value_or("").str();
   X.Explanation = J.getString("explanation").value_or("").str();
+  if (const Array *Notes = J.getArray("notes"))
+    for (const llvm::json::Value &N : *Notes)
+      if (auto Text = N.getAsString())
+        X.Notes.push_back(Text->str());
   if (const Array *Inputs = J.getArray("inputs"))
     for (const llvm::json::Value &I : *Inputs) {
       const Object *O = I.getAsObject();
@@ -128,6 +134,8 @@ std::optional<stages::Counterexample> counterexampleFromJson(const Object &J) {
     X.Index = uint64_t(J.getInteger("index").value_or(0));
     X.Source = valueFromJson(J.get("source"));
     X.Target = valueFromJson(J.get("target"));
+    X.SourcePoison = J.getBoolean("source_poison").value_or(false);
+    X.TargetPoison = J.getBoolean("target_poison").value_or(false);
   }
   X.SourceOrigin = originFromJson(J.get("source_origin"));
   X.TargetOrigin = originFromJson(J.get("target_origin"));

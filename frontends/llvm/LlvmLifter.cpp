@@ -301,6 +301,7 @@ void FunctionLifter::withSites(const llvm::Instruction &I,
   Out.UndefinedLines.resize(T.Effects.Undefined.size(), Line);
   Out.AtomicLines.resize(T.Effects.Atomics.size(), Line);
   Out.ExchangeLines.resize(T.Exchanges.size(), Line);
+  Out.GlobalReadLines.resize(T.GlobalReads.size(), Line);
   // The nodes this instruction made, reachable from its value or effects.
   std::vector<const Expr *> Work;
   auto It = Values.find(&I);

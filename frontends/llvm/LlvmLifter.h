@@ -109,9 +109,10 @@ struct LlvmSite {
 struct LlvmLift {
   ptx::ThreadEffects Thread;
   std::unordered_map<const ir::Expr *, LlvmSite> Provenance;
-  /// Per write / exchange / undefined behaviour / atomic, in order, the
-  /// .llir line of the instruction that made it.
-  std::vector<unsigned> WriteLines, ExchangeLines, UndefinedLines, AtomicLines;
+  /// Per write / exchange / undefined behaviour / atomic / global read, in
+  /// order, the .llir line of the instruction that made it.
+  std::vector<unsigned> WriteLines, ExchangeLines, UndefinedLines, AtomicLines,
+      GlobalReadLines;
   /// FAdd/FSub nodes with an FMul operand whose LLVM instructions (the add
   /// and the mul) carry the `contract` flag, from llvm.fmuladd, or any
   /// such pair under LlvmLiftOptions::FpFusion: a lowering may fuse them

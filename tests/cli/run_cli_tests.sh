@@ -63,6 +63,19 @@ ll=$(ls "$tmp"/shuffle/kernels/*/*.llir)
 sed -i '33s/i32 8, i32 31/i32 4, i32 31/' "$ll"
 expect 1 "arg2 = 16  arg3 = 128  nprog.x = 16" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/shuffle"
 
+# A load of the LLVM IR outside the tensor where the TTGIR reads within it:
+# tutorial_fused_softmax's software-pipelined row loop made to prefetch one
+# row past the last (`icmp slt` -> `sle` at line 49). The value read is never
+# used, so only the bounds of the bundle's tensors catch it; the notes (the
+# load's line, the loop case) survive the pair's child process.
+cp -r "$tests/corpus/tutorial_fused_softmax" "$tmp/prefetch"
+ll=$(ls "$tmp"/prefetch/kernels/*/*.llir)
+sed -i '49s/icmp slt i32 %38, %26/icmp sle i32 %38, %26/' "$ll"
+expect 1 "a load outside the 3200 elements arg1 may reach" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/prefetch"
+for note in "the load at .*softmax_kernel.llir:143" "in the case trip count 4 of scf.for"; do
+  grep -q -- "$note" "$tmp/out" || { echo "FAIL: no '$note' in the prefetch report"; cat "$tmp/out"; fails=$((fails + 1)); }
+done
+
 # A stage file against itself and against a mutant of it (what the
 # mutation harness asks to set equivalent mutants aside).
 k=$(dirname "$0")/../corpus/tutorial_vector_add/kernels/add_kernel/add_kernel
