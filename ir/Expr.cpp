@@ -707,6 +707,11 @@ static const Expr *foldIdentity(Context &C, Op O,
   // node when its bits are exactly the truncation's, so this is exact.
   if (O == Op::Trunc) {
     const Expr *Source = Ops[0];
+    // Widened, then cut back to at most the width it had: the low bits of
+    // an extension are its operand's (PTX cvt.s64.s32 then cvt.u32.u64).
+    if ((Source->op() == Op::SExt || Source->op() == Op::ZExt) &&
+        T.bits() <= Source->operand(0)->type().bits())
+      return C.cast(Op::Trunc, Source->operand(0), T);
     unsigned Low = 0;
     if (Source->op() == Op::LShr && Source->operand(1)->isConst() &&
         Source->operand(1)->constBits() + T.bits() <= Source->type().bits()) {

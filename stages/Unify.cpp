@@ -1485,11 +1485,182 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
   return C.make(Op::Select, Sel);
 }
 
+namespace {
+
+using Range = GuardSimplifier::Range;
+
+int64_t signedValue(const Expr *K) {
+  unsigned W = K->type().bits();
+  return W >= 64 ? int64_t(K->constBits())
+                 : int64_t(K->constBits() << (64 - W)) >> (64 - W);
+}
+
+Range fullRange(unsigned W) {
+  if (W >= 64)
+    return {INT64_MIN, INT64_MAX, 0, UINT64_MAX};
+  return {-(int64_t(1) << (W - 1)), (int64_t(1) << (W - 1)) - 1, 0,
+          (uint64_t(1) << W) - 1};
+}
+
+ICmpPredicate swapped(ICmpPredicate P) {
+  using I = ICmpPredicate;
+  switch (P) {
+  case I::Ult: return I::Ugt;
+  case I::Ule: return I::Uge;
+  case I::Ugt: return I::Ult;
+  case I::Uge: return I::Ule;
+  case I::Slt: return I::Sgt;
+  case I::Sle: return I::Sge;
+  case I::Sgt: return I::Slt;
+  case I::Sge: return I::Sle;
+  default: return P;
+  }
+}
+
+ICmpPredicate inverse(ICmpPredicate P) {
+  using I = ICmpPredicate;
+  switch (P) {
+  case I::Eq: return I::Ne;
+  case I::Ne: return I::Eq;
+  case I::Ult: return I::Uge;
+  case I::Ule: return I::Ugt;
+  case I::Ugt: return I::Ule;
+  case I::Uge: return I::Ult;
+  case I::Slt: return I::Sge;
+  case I::Sle: return I::Sgt;
+  case I::Sgt: return I::Sle;
+  case I::Sge: return I::Slt;
+  }
+  return P;
+}
+
+/// An integer comparison with a constant as (x, predicate, constant),
+/// the constant on the right; false for anything else.
+bool comparisonWithConstant(const Expr *E, const Expr *&X, ICmpPredicate &P,
+                            const Expr *&K) {
+  if (E->op() != Op::ICmp || E->operand(0)->type().bits() > 64)
+    return false;
+  P = E->icmpPredicate();
+  X = E->operand(0);
+  K = E->operand(1);
+  if (X->isConst() == K->isConst())
+    return false;
+  if (X->isConst()) {
+    std::swap(X, K);
+    P = swapped(P);
+  }
+  return true;
+}
+
+/// Narrows R by `x P k` holding. Returns false when nothing is learned.
+bool narrow(Range &R, ICmpPredicate P, const Expr *K) {
+  using I = ICmpPredicate;
+  int64_t S = signedValue(K);
+  uint64_t U = K->constBits();
+  switch (P) {
+  case I::Eq:
+    R.SignedLow = std::max(R.SignedLow, S);
+    R.SignedHigh = std::min(R.SignedHigh, S);
+    R.UnsignedLow = std::max(R.UnsignedLow, U);
+    R.UnsignedHigh = std::min(R.UnsignedHigh, U);
+    return true;
+  case I::Slt:
+    if (S == INT64_MIN)
+      return false;
+    R.SignedHigh = std::min(R.SignedHigh, S - 1);
+    return true;
+  case I::Sle:
+    R.SignedHigh = std::min(R.SignedHigh, S);
+    return true;
+  case I::Sgt:
+    if (S == INT64_MAX)
+      return false;
+    R.SignedLow = std::max(R.SignedLow, S + 1);
+    return true;
+  case I::Sge:
+    R.SignedLow = std::max(R.SignedLow, S);
+    return true;
+  case I::Ult:
+    if (U == 0)
+      return false;
+    R.UnsignedHigh = std::min(R.UnsignedHigh, U - 1);
+    return true;
+  case I::Ule:
+    R.UnsignedHigh = std::min(R.UnsignedHigh, U);
+    return true;
+  case I::Ugt:
+    if (U == UINT64_MAX)
+      return false;
+    R.UnsignedLow = std::max(R.UnsignedLow, U + 1);
+    return true;
+  case I::Uge:
+    R.UnsignedLow = std::max(R.UnsignedLow, U);
+    return true;
+  case I::Ne:
+    return false;
+  }
+  return false;
+}
+
+/// A signed range within the non-negatives is the same unsigned range,
+/// and an unsigned one below the sign bit the same signed range.
+void shareBetweenSignedAndUnsigned(Range &R, unsigned W) {
+  Range Full = fullRange(W);
+  if (R.SignedLow >= 0) {
+    R.UnsignedLow = std::max(R.UnsignedLow, uint64_t(R.SignedLow));
+    R.UnsignedHigh = std::min(R.UnsignedHigh, uint64_t(R.SignedHigh));
+  }
+  if (R.UnsignedHigh <= uint64_t(Full.SignedHigh)) {
+    R.SignedLow = std::max(R.SignedLow, int64_t(R.UnsignedLow));
+    R.SignedHigh = std::min(R.SignedHigh, int64_t(R.UnsignedHigh));
+  }
+}
+
+/// `x P k` for every x in R (true), for none (false), or either.
+std::optional<bool> decided(const Range &R, ICmpPredicate P, const Expr *K) {
+  using I = ICmpPredicate;
+  if (R.SignedLow > R.SignedHigh || R.UnsignedLow > R.UnsignedHigh)
+    return std::nullopt; // the condition cannot hold: leave it to others
+  int64_t S = signedValue(K);
+  uint64_t U = K->constBits();
+  auto Either = [](bool AllTrue, bool AllFalse) -> std::optional<bool> {
+    if (AllTrue)
+      return true;
+    if (AllFalse)
+      return false;
+    return std::nullopt;
+  };
+  switch (P) {
+  case I::Slt: return Either(R.SignedHigh < S, R.SignedLow >= S);
+  case I::Sle: return Either(R.SignedHigh <= S, R.SignedLow > S);
+  case I::Sgt: return Either(R.SignedLow > S, R.SignedHigh <= S);
+  case I::Sge: return Either(R.SignedLow >= S, R.SignedHigh < S);
+  case I::Ult: return Either(R.UnsignedHigh < U, R.UnsignedLow >= U);
+  case I::Ule: return Either(R.UnsignedHigh <= U, R.UnsignedLow > U);
+  case I::Ugt: return Either(R.UnsignedLow > U, R.UnsignedHigh <= U);
+  case I::Uge: return Either(R.UnsignedLow >= U, R.UnsignedHigh < U);
+  case I::Eq:
+  case I::Ne: {
+    bool Outside = S < R.SignedLow || S > R.SignedHigh || U < R.UnsignedLow ||
+                   U > R.UnsignedHigh;
+    bool Only = R.SignedLow == S && R.SignedHigh == S;
+    std::optional<bool> Equal = Either(Only, Outside);
+    if (!Equal || P == I::Eq)
+      return Equal;
+    return !*Equal;
+  }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 const Expr *GuardSimplifier::operator()(const Expr *Root, const Expr *Guard,
                                         bool Holds) {
   if (Guard->isConst())
     return Root;
-  auto &Memo = Done[{Guard, Holds}];
+  Known &K = Done[{Guard, Holds}];
+  auto &Memo = K.Memo;
   if (Memo.empty()) {
     // Holding, a conjunction's parts hold; failing, a disjunction's fail.
     Op Split = Holds ? Op::And : Op::Or;
@@ -1504,6 +1675,20 @@ const Expr *GuardSimplifier::operator()(const Expr *Root, const Expr *Guard,
       }
       Memo[G] = C.boolean(Holds);
       Memo[C.notOf(G)] = C.boolean(!Holds);
+      // What the part says of an integer compared with a constant.
+      bool True = Holds;
+      const Expr *Part = G;
+      if (Part->op() == Op::Not) {
+        Part = Part->operand(0);
+        True = !True;
+      }
+      const Expr *X, *Bound;
+      ICmpPredicate P;
+      if (!comparisonWithConstant(Part, X, P, Bound))
+        continue;
+      auto It = K.Ranges.try_emplace(X, fullRange(X->type().bits())).first;
+      if (narrow(It->second, True ? P : inverse(P), Bound))
+        shareBetweenSignedAndUnsigned(It->second, X->type().bits());
     }
   }
   std::vector<std::pair<const Expr *, bool>> Work = {{Root, false}};
@@ -1527,6 +1712,18 @@ const Expr *GuardSimplifier::operator()(const Expr *Root, const Expr *Guard,
     for (const Expr *O : N->operands()) {
       Ops.push_back(Memo.at(O));
       Changed |= Ops.back() != O;
+    }
+    const Expr *X, *Bound;
+    ICmpPredicate P;
+    if (!K.Ranges.empty() && comparisonWithConstant(N, X, P, Bound)) {
+      auto It = K.Ranges.find(X);
+      std::optional<bool> Value;
+      if (It != K.Ranges.end())
+        Value = decided(It->second, P, Bound);
+      if (Value) {
+        Memo[N] = C.boolean(*Value);
+        continue;
+      }
     }
     if (!Changed)
       Memo[N] = N;

@@ -130,20 +130,31 @@ proveEqual(ir::Context &C,
 
 /// Rewrites an expression under a condition: every conjunct of the
 /// condition becomes true (its negation false), or, assuming the condition
-/// false, every disjunct false. Equal to the original wherever the
-/// condition has that value: a write's value under its guard (the only
-/// place it matters), a select's arms under its condition.
+/// false, every disjunct false; and a comparison of an integer with a
+/// constant that the conjuncts comparing the same integer with constants
+/// decide (x < 1024 holding, x <= 1024 is true and x == 2000 false). Equal
+/// to the original wherever the condition has that value: a write's value
+/// under its guard (the only place it matters), a select's arms under its
+/// condition.
 class GuardSimplifier {
 public:
   explicit GuardSimplifier(ir::Context &C) : C(C) {}
   const ir::Expr *operator()(const ir::Expr *E, const ir::Expr *Guard,
                              bool Holds = true);
 
+  /// The values an integer may take where the condition has its value.
+  struct Range {
+    int64_t SignedLow, SignedHigh;
+    uint64_t UnsignedLow, UnsignedHigh;
+  };
+
 private:
   ir::Context &C;
-  std::map<std::pair<const ir::Expr *, bool>,
-           std::unordered_map<const ir::Expr *, const ir::Expr *>>
-      Done;
+  struct Known {
+    std::unordered_map<const ir::Expr *, const ir::Expr *> Memo;
+    std::unordered_map<const ir::Expr *, Range> Ranges;
+  };
+  std::map<std::pair<const ir::Expr *, bool>, Known> Done;
 };
 
 /// Rewrites expressions into the canonical form above, remembering what it

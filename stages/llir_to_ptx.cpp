@@ -9,6 +9,7 @@
 #include "stages/Falsify.h"
 #include "stages/IntegerDivision.h"
 #include "stages/Sweep.h"
+#include "stages/Unify.h"
 
 #include <algorithm>
 #include <chrono>
@@ -867,13 +868,21 @@ private:
     return false;
   }
 
-  /// Query 3: the effects.
+  /// Query 3: the effects. A write's value matters only where its guard
+  /// holds, so each is first simplified under it (a load mask `x <= n`
+  /// is true under the store's `x < n`).
   void refine() {
     CheckOptions O = Options.Check;
     O.Assumptions = Assumptions;
     O.Arithmetic = smt::Mode::IEEE;
-    PairResult E =
-        checkRefinement(C, Source.Thread.Effects, Target.Thread.Effects, O);
+    GuardSimplifier Under(C);
+    Effects S = Source.Thread.Effects, T = Target.Thread.Effects;
+    for (Effects *E : {&S, &T})
+      for (Write &W : E->Writes) {
+        W.Value = Under(W.Value, W.Guard);
+        W.Defined = Under(W.Defined, W.Guard);
+      }
+    PairResult E = checkRefinement(C, S, T, O);
     R.Kind = E.Kind;
     R.Reason = E.Reason;
     R.Queries.insert(R.Queries.end(), E.Queries.begin(), E.Queries.end());

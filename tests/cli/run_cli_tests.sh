@@ -64,17 +64,18 @@ sed -i '33s/i32 8, i32 31/i32 4, i32 31/' "$ll"
 expect 1 "arg2 = 16  arg3 = 128  nprog.x = 16" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/shuffle"
 
 # A load of the LLVM IR outside the tensor where the TTGIR reads within it:
-# tutorial_fused_softmax's software-pipelined row loop made to prefetch one
-# row past the last (`icmp slt` -> `sle` at line 49). The value read is never
-# used, so only the bounds of the bundle's tensors catch it; the notes (the
-# load's line, the loop case) survive the pair's child process.
-cp -r "$tests/corpus/tutorial_fused_softmax" "$tmp/prefetch"
-ll=$(ls "$tmp"/prefetch/kernels/*/*.llir)
-sed -i '49s/icmp slt i32 %38, %26/icmp sle i32 %38, %26/' "$ll"
-expect 1 "a load outside the 3200 elements arg1 may reach" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/prefetch"
-for note in "the load at .*softmax_kernel.llir:143" "in the case trip count 4 of scf.for"; do
-  grep -q -- "$note" "$tmp/out" || { echo "FAIL: no '$note' in the prefetch report"; cat "$tmp/out"; fails=$((fails + 1)); }
-done
+# tutorial_vector_add's first load with its mask `offs < n` dropped (line
+# 20). n = 1000 in a grid of 4 x 256, so program 3 reads past the end; the
+# value read is never stored, so only the bounds of the bundle's tensors
+# catch it. The note naming the load survives the pair's child process.
+cp -r "$tests/corpus/tutorial_vector_add" "$tmp/unmasked"
+ll=$(ls "$tmp"/unmasked/kernels/*/*.llir)
+sed -i '20s/(ptr addrspace(1) %17, i1 %14)/(ptr addrspace(1) %17, i1 true)/' "$ll"
+expect 1 "a load outside the 1000 elements arg0 may reach" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/unmasked"
+grep -q -- "the load at .*add_kernel.llir:20, at the bundle's launch" "$tmp/out" ||
+  { echo "FAIL: no note naming the load in the unmasked report"; cat "$tmp/out"; fails=$((fails + 1)); }
+grep -q -- "pid.x = 3" "$tmp/out" ||
+  { echo "FAIL: the unmasked report is not at program 3"; cat "$tmp/out"; fails=$((fails + 1)); }
 
 # A stage file against itself and against a mutant of it (what the
 # mutation harness asks to set equivalent mutants aside).

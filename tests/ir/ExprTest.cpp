@@ -102,6 +102,24 @@ TEST(Folding, PiecesOfAConcatenationAreThePieces) {
   EXPECT_EQ(Interpreter(E).eval(Middle).Bits, 0xcd12u);
 }
 
+TEST(Folding, AnExtensionCutBackIsItsOperand) {
+  Context C;
+  Type I16 = Type::i(16), I32 = Type::i(32), I64 = Type::i(64);
+  const Expr *X = C.symbol("x", I32);
+  for (Op Ext : {Op::SExt, Op::ZExt}) {
+    EXPECT_EQ(C.cast(Op::Trunc, C.cast(Ext, X, I64), I32), X);
+    EXPECT_EQ(C.cast(Op::Trunc, C.cast(Ext, X, I64), I16),
+              C.cast(Op::Trunc, X, I16));
+    // Cut to more than the operand had, the extension's bits stay.
+    const Expr *Small = C.symbol("s", I16);
+    const Expr *Part = C.cast(Op::Trunc, C.cast(Ext, Small, I64), I32);
+    Env E;
+    E.setSymbol("s", Value::ofBits(I16, 0x8001));
+    EXPECT_EQ(Interpreter(E).eval(Part).Bits,
+              Ext == Op::SExt ? 0xffff8001u : 0x8001u);
+  }
+}
+
 TEST(Folding, BitsThereAndBackAreTheBits) {
   Context C;
   const Expr *X = C.symbol("x", Type::f32());
