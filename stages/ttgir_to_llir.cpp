@@ -7,12 +7,12 @@
 #include "ir/FloatOps.h"
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
-#include <iostream>
 #include "stages/CtaModel.h"
 #include "stages/Libdevice.h"
 #include "stages/MisplacedWrite.h"
 #include "stages/Pipeline.h"
 #include "stages/Unify.h"
+#include <iostream>
 
 #include <algorithm>
 #include <chrono>
@@ -64,7 +64,8 @@ void mergeRelaxation(std::vector<std::string> &All, const std::string &X) {
   All.push_back(X);
 }
 
-void addUnique(std::vector<const Expr *> &To, const std::vector<const Expr *> &From) {
+void addUnique(std::vector<const Expr *> &To,
+               const std::vector<const Expr *> &From) {
   for (const Expr *E : From)
     if (std::find(To.begin(), To.end(), E) == To.end())
       To.push_back(E);
@@ -166,7 +167,8 @@ LlvmSide liftCta(Context &C, const std::string &Text, const std::string &File,
                  const KernelInterface &KI, const TtgirToLlirOptions &O) {
   LlvmSide S;
   S.File = File;
-  std::unique_ptr<llvmir::LlvmModule> M = llvmir::LlvmModule::fromText(Text, File);
+  std::unique_ptr<llvmir::LlvmModule> M =
+      llvmir::LlvmModule::fromText(Text, File);
   std::array<unsigned, 3> Block = M->blockSize();
   if (Block[0] == 0)
     throw UnsupportedError({File, 0, 0}, "the kernel has no required block "
@@ -196,8 +198,8 @@ public:
   PairResult run() {
     auto Start = std::chrono::steady_clock::now();
     if (O.TimeLimitSeconds > 0) {
-      auto Limit = Start + std::chrono::milliseconds(
-                               int64_t(O.TimeLimitSeconds * 1000));
+      auto Limit =
+          Start + std::chrono::milliseconds(int64_t(O.TimeLimitSeconds * 1000));
       if (!O.Check.Solver.Deadline || Limit < *O.Check.Solver.Deadline)
         O.Check.Solver.Deadline = Limit;
     }
@@ -210,9 +212,9 @@ public:
       R.Reason = E.what();
     }
     R.Arithmetic = O.Check.Arithmetic;
-    R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              Start)
-                    .count();
+    R.Seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
     return R;
   }
 
@@ -261,8 +263,8 @@ private:
       LibdevicePath = O.LinkedLibdevice;
     if (LibdevicePath.empty())
       LibdevicePath = defaultLibdevice();
-    Library = std::make_unique<Libdevice>(LibdevicePath, Llvm->ReflectFtz,
-                                          Llvm->Sm);
+    Library =
+        std::make_unique<Libdevice>(LibdevicePath, Llvm->ReflectFtz, Llvm->Sm);
   }
 
   /// A counterexample of a kernel whose libdevice calls took their meaning
@@ -308,9 +310,21 @@ private:
       R.Reason = "more than 3 loops with independent symbolic trip counts";
       return R;
     }
+    // Loads within the tensors first: cheap, and a load outside them is a
+    // bug whatever the slower value queries would have found.
     if (Keys.empty()) {
+      PairResult Reads;
+      Reads.Kind = Verdict::Proved;
+      checkReads(Base, Probe, {}, "", Reads);
+      if (Reads.Kind == Verdict::Counterexample)
+        return Reads;
       PairResult R = compare(Probe, {}, "");
-      checkReads(Base, Probe, {}, "", R);
+      R.Queries.insert(R.Queries.begin(), Reads.Queries.begin(),
+                       Reads.Queries.end());
+      if (R.Kind == Verdict::Proved && Reads.Kind != Verdict::Proved) {
+        R.Kind = Reads.Kind;
+        R.Reason = Reads.Reason;
+      }
       return R;
     }
     std::vector<std::string> LoopNames;
@@ -325,59 +339,73 @@ private:
         "the induction variable of " + joined(LoopNames) +
             " does not wrap around"};
     std::vector<uint64_t> Trips(Keys.size(), 1);
-    for (;;) {
-      if (pastDeadline()) {
-        Total.Kind = Verdict::Unknown;
-        Total.Reason = timeLimitReason() + " before the case of trip count" +
-                       std::string(Keys.size() > 1 ? "s " : " ");
-        for (size_t I = 0; I < Trips.size(); ++I)
-          Total.Reason += (I ? ", " : "") + std::to_string(Trips[I]);
-        break;
-      }
-      std::vector<const Expr *> Facts;
-      std::string Name;
-      for (size_t I = 0; I < Keys.size(); ++I) {
-        Facts.push_back(ttir::tripCountCase(C, Keys[I].first, Trips[I]));
-        Facts.push_back(inductionInRange(C, Keys[I].first, Trips[I]));
-        Name += (Name.empty() ? "" : ", ") + std::to_string(Trips[I]);
-      }
-      Name = "[trip count" + std::string(Keys.size() > 1 ? "s " : " ") + Name + "] ";
-      ttir::LiftOptions LO = Base;
-      for (size_t I = 0; I < Keys.size(); ++I)
-        LO.TripCounts[Keys[I].first] = Trips[I];
-      LO.Facts = Facts;
-      ttir::LiftResult LS = ttir::liftKernel(C, Ttgir, LO);
-      if (!LS.UnassignedLoops.empty())
-        throw UnsupportedError({}, "nested loops with symbolic trip counts");
-      PairResult R = compare(LS, Facts, Name);
-      checkReads(LO, LS, Facts, Name, R);
-      for (QueryReport &Q : R.Queries)
-        Total.Queries.push_back(Q);
-      for (const std::string &X : R.Relaxations)
-        mergeRelaxation(Total.Relaxations, X);
-      Bounds.insert(Bounds.end(), CaseBounds.begin(), CaseBounds.end());
-      if (R.Kind == Verdict::Counterexample) {
-        Total.Kind = R.Kind;
-        Total.Cex = R.Cex;
-        Total.Cex->Notes.push_back("in the case " + Name.substr(1, Name.size() - 3) +
-                                   " of " + joined(LoopNames));
-        break;
-      }
-      if (R.Kind != Verdict::Proved && Total.Kind == Verdict::Proved) {
-        Total.Kind = R.Kind;
-        Total.Reason = Name + R.Reason;
-      }
-      // The next combination in the order 1, 2, ..., LoopBound, 0.
-      size_t I = 0;
-      for (; I < Trips.size(); ++I) {
-        if (Trips[I] == 0) {
-          Trips[I] = 1;
-          continue;
+    // Two passes over the cases: loads within the tensors (cheap, and a
+    // load outside them is a bug whatever the slower queries would find),
+    // then the effects.
+    for (bool ReadsPass : {true, false}) {
+      for (;;) {
+        if (pastDeadline()) {
+          Total.Kind = Verdict::Unknown;
+          Total.Reason = timeLimitReason() + " before the case of trip count" +
+                         std::string(Keys.size() > 1 ? "s " : " ");
+          for (size_t I = 0; I < Trips.size(); ++I)
+            Total.Reason += (I ? ", " : "") + std::to_string(Trips[I]);
+          break;
         }
-        Trips[I] = Trips[I] == O.Check.LoopBound ? 0 : Trips[I] + 1;
-        break;
+        std::vector<const Expr *> Facts;
+        std::string Name;
+        for (size_t I = 0; I < Keys.size(); ++I) {
+          Facts.push_back(ttir::tripCountCase(C, Keys[I].first, Trips[I]));
+          Facts.push_back(inductionInRange(C, Keys[I].first, Trips[I]));
+          Name += (Name.empty() ? "" : ", ") + std::to_string(Trips[I]);
+        }
+        Name = "[trip count" + std::string(Keys.size() > 1 ? "s " : " ") +
+               Name + "] ";
+        ttir::LiftOptions LO = Base;
+        for (size_t I = 0; I < Keys.size(); ++I)
+          LO.TripCounts[Keys[I].first] = Trips[I];
+        LO.Facts = Facts;
+        ttir::LiftResult LS = ttir::liftKernel(C, Ttgir, LO);
+        if (!LS.UnassignedLoops.empty())
+          throw UnsupportedError({}, "nested loops with symbolic trip counts");
+        PairResult R;
+        if (ReadsPass) {
+          R.Kind = Verdict::Proved;
+          checkReads(LO, LS, Facts, Name, R);
+        } else {
+          R = compare(LS, Facts, Name);
+          Bounds.insert(Bounds.end(), CaseBounds.begin(), CaseBounds.end());
+        }
+        for (QueryReport &Q : R.Queries)
+          Total.Queries.push_back(Q);
+        for (const std::string &X : R.Relaxations)
+          mergeRelaxation(Total.Relaxations, X);
+        if (R.Kind == Verdict::Counterexample) {
+          Total.Kind = R.Kind;
+          Total.Cex = R.Cex;
+          Total.Cex->Notes.push_back("in the case " +
+                                     Name.substr(1, Name.size() - 3) + " of " +
+                                     joined(LoopNames));
+          break;
+        }
+        if (R.Kind != Verdict::Proved && Total.Kind == Verdict::Proved) {
+          Total.Kind = R.Kind;
+          Total.Reason = Name + R.Reason;
+        }
+        // The next combination in the order 1, 2, ..., LoopBound, 0.
+        size_t I = 0;
+        for (; I < Trips.size(); ++I) {
+          if (Trips[I] == 0) {
+            Trips[I] = 1;
+            continue;
+          }
+          Trips[I] = Trips[I] == O.Check.LoopBound ? 0 : Trips[I] + 1;
+          break;
+        }
+        if (I == Trips.size())
+          break; // Trips is back at its first combination
       }
-      if (I == Trips.size())
+      if (Total.Kind == Verdict::Counterexample || pastDeadline())
         break;
     }
     std::vector<std::string> Stated;
@@ -436,11 +464,11 @@ namespace {
 /// conjoined; a program whose assumptions fold to false (another trip-count
 /// case) has none. A launch of more than 4096 programs is not enumerated:
 /// the conditions are returned as they are. Lines follow the conditions.
-std::vector<UndefinedBehavior> unfoldedPerProgram(
-    Context &C, const std::vector<UndefinedBehavior> &Conditions,
-    const std::vector<const Expr *> &Assumptions,
-    std::unordered_map<const Expr *, const Expr *> Values,
-    std::vector<unsigned> &Lines) {
+std::vector<UndefinedBehavior>
+unfoldedPerProgram(Context &C, const std::vector<UndefinedBehavior> &Conditions,
+                   const std::vector<const Expr *> &Assumptions,
+                   std::unordered_map<const Expr *, const Expr *> Values,
+                   std::vector<unsigned> &Lines) {
   Type I32 = Type::i(32);
   const char *Axes[] = {"x", "y", "z"};
   uint64_t Grid[3];
@@ -460,8 +488,8 @@ std::vector<UndefinedBehavior> unfoldedPerProgram(
                       P / (Grid[0] * Grid[1])};
     const Expr *Here = C.trueExpr();
     for (unsigned D = 0; D < 3; ++D) {
-      const Expr *Pid = C.symbol(std::string("pid.") + Axes[D], I32,
-                                 SymbolRole::ProgramId);
+      const Expr *Pid =
+          C.symbol(std::string("pid.") + Axes[D], I32, SymbolRole::ProgramId);
       Values[Pid] = C.intConst(I32, int64_t(Id[D]));
       Here = C.andOf(Here, C.eq(Pid, Values[Pid]));
     }
@@ -510,19 +538,19 @@ void Checker::checkReads(const ttir::LiftOptions &LO,
     if (It == O.Reach.end())
       continue;
     auto [Low, High] = It->second;
-    const Expr *Outside = C.orOf(
-        C.icmp(ICmpPredicate::Slt, G.Index, C.intConst(I64, Low)),
-        C.icmp(ICmpPredicate::Sgt, G.Index,
-               C.intConst(I64, High - int64_t(G.Count))));
+    const Expr *Outside =
+        C.orOf(C.icmp(ICmpPredicate::Slt, G.Index, C.intConst(I64, Low)),
+               C.icmp(ICmpPredicate::Sgt, G.Index,
+                      C.intConst(I64, High - int64_t(G.Count))));
     const Expr *When = C.andOf(G.Guard, Outside);
     if (When->isFalse())
       continue;
-    Target.Undefined.push_back(
-        {When,
-         "a load outside the " + std::to_string(High - Low) + " elements " +
-             G.Buffer + " may reach",
-         G.From,
-         {}});
+    Target.Undefined.push_back({When,
+                                "a load outside the " +
+                                    std::to_string(High - Low) + " elements " +
+                                    G.Buffer + " may reach",
+                                G.From,
+                                {}});
     Lines.push_back(Cta.GlobalReadLines[K]);
   }
   auto Start = std::chrono::steady_clock::now();
@@ -537,13 +565,12 @@ void Checker::checkReads(const ttir::LiftOptions &LO,
       Values[Symbol] = Value;
     }
   CO.Preferred.clear();
-  Target.Undefined = unfoldedPerProgram(C, Target.Undefined, CO.Assumptions,
-                                        Values, Lines);
+  Target.Undefined =
+      unfoldedPerProgram(C, Target.Undefined, CO.Assumptions, Values, Lines);
   if (Target.Undefined.empty()) {
     R.Queries.push_back(
         {Name, smt::Outcome::Proved, "folded for each program of the launch",
-         std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       Start)
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
              .count(),
          ""});
     return;
@@ -632,7 +659,8 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   // arithmetic that then has one spelling needs no proof below.
   std::unordered_map<const Expr *, const Expr *> Lifted; // canonical -> lifted
   {
-    Canonicalizer Pre = Canonicalizer::integerOnly(C, alignmentsFrom(Assumptions));
+    Canonicalizer Pre =
+        Canonicalizer::integerOnly(C, alignmentsFrom(Assumptions));
     static const std::unordered_map<const Expr *, const Expr *> NoMap;
     auto Canonical = [&](const Expr *&E) {
       const Expr *R = Pre(E, NoMap);
@@ -641,7 +669,8 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
     };
     for (std::vector<Side> *Sides : {&S, &T})
       for (Side &X : *Sides)
-        for (const Expr **E : {&X.W.Guard, &X.W.Index, &X.W.Value, &X.W.Defined})
+        for (const Expr **E :
+             {&X.W.Guard, &X.W.Index, &X.W.Value, &X.W.Defined})
           Canonical(*E);
     for (std::vector<UndefinedBehavior> *Ubs :
          {&Source.Undefined, &TargetUndefined})
@@ -662,9 +691,8 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
     SourceRoots.push_back({Ub.Condition, nullptr});
   for (const UndefinedBehavior &Ub : TargetUndefined)
     TargetRoots.push_back({Ub.Condition, nullptr});
-  Unification U =
-      unifyLaunchTerms(C, SourceRoots, TargetRoots, Assumptions, O.Check.Solver,
-                       &Proofs);
+  Unification U = unifyLaunchTerms(C, SourceRoots, TargetRoots, Assumptions,
+                                   O.Check.Solver, &Proofs);
   Canonicalizer Canon(C, alignmentsFrom(Assumptions));
   auto Canonical = [&](const Expr *E) {
     const Expr *R = Canon(E, U.Map);
@@ -778,8 +806,9 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
       if (PS[K].W.Guard->isFalse())
         continue;
       ++Shown;
-      std::cerr << CaseName << "pair " << K << "\n S guard " << printExpr(PS[K].W.Guard)
-                << "\n T guard " << printExpr(PT[K].W.Guard) << "\n S index "
+      std::cerr << CaseName << "pair " << K << "\n S guard "
+                << printExpr(PS[K].W.Guard) << "\n T guard "
+                << printExpr(PT[K].W.Guard) << "\n S index "
                 << printExpr(PS[K].W.Index) << "\n T index "
                 << printExpr(PT[K].W.Index) << "\n S value "
                 << printExpr(PS[K].W.Value) << "\n T value "
@@ -797,11 +826,11 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   for (QueryReport &Q : R.Queries)
     Q.Name = CaseName + Q.Name;
   if (U.Proposed)
-    R.Queries.insert(R.Queries.begin(),
-                     {CaseName + "launch arithmetic: " + std::to_string(U.Proved) +
-                          " of " + std::to_string(U.Proposed) +
-                          " terms proved equal",
-                      smt::Outcome::Proved, "", U.Seconds, ""});
+    R.Queries.insert(
+        R.Queries.begin(),
+        {CaseName + "launch arithmetic: " + std::to_string(U.Proved) + " of " +
+             std::to_string(U.Proposed) + " terms proved equal",
+         smt::Outcome::Proved, "", U.Seconds, ""});
   std::vector<std::string> Bounds = LS.Bounds;
   Bounds.insert(Bounds.end(), Cta.Bounds.begin(), Cta.Bounds.end());
   Bounds.insert(Bounds.end(), Specialised.begin(), Specialised.end());
@@ -850,16 +879,17 @@ std::string Checker::siteText(const CtaSite &S) const {
 /// Inputs (unset reads from Reads, else zero), no TTGIR node has: an inner
 /// node whose value some TTGIR node also has is taken as that value spelled
 /// otherwise; a leaf (a read, a symbol) only when it is the TTGIR's own.
-std::optional<CtaSite> Checker::departure(
-    const std::vector<const Expr *> &SourceRoots,
-    const std::vector<const Expr *> &CulpritRoots, const Env &Inputs,
-    Interpreter::ReadSupplier Reads,
-    const std::unordered_map<const Expr *, const Expr *> &Lifted,
-    bool ReadsByValue) {
+std::optional<CtaSite>
+Checker::departure(const std::vector<const Expr *> &SourceRoots,
+                   const std::vector<const Expr *> &CulpritRoots,
+                   const Env &Inputs, Interpreter::ReadSupplier Reads,
+                   const std::unordered_map<const Expr *, const Expr *> &Lifted,
+                   bool ReadsByValue) {
   const CtaEffects &Cta = Llvm->Cta;
   Interpreter Replay(Inputs, std::move(Reads));
   // Values as bits of a width: the LLVM IR moves floats as integers.
-  auto ValueOf = [&](const Expr *N) -> std::optional<std::pair<unsigned, uint64_t>> {
+  auto ValueOf =
+      [&](const Expr *N) -> std::optional<std::pair<unsigned, uint64_t>> {
     try {
       return std::make_pair(N->type().bits(), Replay.eval(N).Bits);
     } catch (const EvalError &) {
@@ -894,8 +924,9 @@ std::optional<CtaSite> Checker::departure(
   for (const Expr *N : postOrder(CulpritRoots)) {
     if (Known.count(N) || N->isConst())
       continue;
-    bool Minimal = std::all_of(N->operands().begin(), N->operands().end(),
-                               [&](const Expr *O) { return O->isConst() || Known.count(O) > 0; });
+    bool Minimal = std::all_of(
+        N->operands().begin(), N->operands().end(),
+        [&](const Expr *O) { return O->isConst() || Known.count(O) > 0; });
     if (!Minimal)
       continue;
     const Expr *Resolved = N;
@@ -918,9 +949,10 @@ std::optional<CtaSite> Checker::departure(
 
 /// Names the LLVM IR write that differs, and the first instruction on its
 /// way whose value the TTGIR never computes.
-void Checker::blame(Counterexample &X, const std::vector<Side> &Source,
-                    const std::vector<Side> &Target, Canonicalizer &Canon,
-                    const std::unordered_map<const Expr *, const Expr *> &Lifted) {
+void Checker::blame(
+    Counterexample &X, const std::vector<Side> &Source,
+    const std::vector<Side> &Target, Canonicalizer &Canon,
+    const std::unordered_map<const Expr *, const Expr *> &Lifted) {
   const CtaEffects &Cta = Llvm->Cta;
   const Side *Culprit = nullptr;
   Env Inputs = X.Inputs;
@@ -955,8 +987,8 @@ void Checker::blame(Counterexample &X, const std::vector<Side> &Source,
       llvmir::LlvmLiftOptions LO;
       LO.Capability = Llvm->Sm;
       LO.LoopBound = O.Check.LoopBound;
-      MisplacedWriteQuery Q{LlirText, LlirName, Interface, LO, Cta, X.Buffer,
-                            X.Inputs};
+      MisplacedWriteQuery Q{LlirText, LlirName, Interface, LO,
+                            Cta,      X.Buffer, X.Inputs};
       for (std::string &N : misplacedWriteNotes(C, Q))
         X.Notes.push_back(std::move(N));
     }
@@ -1013,14 +1045,16 @@ void Checker::blame(Counterexample &X, const std::vector<Side> &Source,
   if (!Best)
     return;
   std::string Note = "the LLVM IR first differs from the TTGIR at " +
-                     siteText(*Best) + " in thread " + std::to_string(Best->Thread);
+                     siteText(*Best) + " in thread " +
+                     std::to_string(Best->Thread);
   // A value received from another thread: name the exchange too.
   // (A received value is often reinterpreted first: bitcast i32 to float.)
   if (Best->Lifted)
     for (const Expr *Operand : Best->Lifted->operands()) {
       while (Operand->numOperands() == 1 && !Cta.ExchangeSites.count(Operand))
         Operand = Operand->operand(0);
-      if (auto It = Cta.ExchangeSites.find(Operand); It != Cta.ExchangeSites.end())
+      if (auto It = Cta.ExchangeSites.find(Operand);
+          It != Cta.ExchangeSites.end())
         Note += ", from what " + siteText(It->second) + " delivered";
     }
   X.Notes.push_back(Note);
@@ -1114,9 +1148,9 @@ PairResult checkSameCta(Context &C, const std::string &SourceText,
     R.Reason = E.what();
   }
   R.Arithmetic = O.Arithmetic;
-  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            Start)
-                  .count();
+  R.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   return R;
 }
 

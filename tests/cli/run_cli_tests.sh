@@ -77,6 +77,16 @@ grep -q -- "the load at .*add_kernel.llir:20, at the bundle's launch" "$tmp/out"
 grep -q -- "pid.x = 3" "$tmp/out" ||
   { echo "FAIL: the unmasked report is not at program 3"; cat "$tmp/out"; fails=$((fails + 1)); }
 
+# The same in a loop: tutorial_fused_softmax's software-pipelined row loop
+# made to prefetch one row past the last (`icmp slt` -> `sle`, line 49);
+# loads are checked for every trip-count case before the slower queries.
+cp -r "$tests/corpus/tutorial_fused_softmax" "$tmp/prefetch"
+ll=$(ls "$tmp"/prefetch/kernels/*/*.llir)
+sed -i '49s/icmp slt i32 %38, %26/icmp sle i32 %38, %26/' "$ll"
+expect 1 "a load outside the 3200 elements arg1 may reach" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/prefetch"
+grep -q -- "in the case trip count 4 of scf.for" "$tmp/out" ||
+  { echo "FAIL: no loop case in the prefetch report"; cat "$tmp/out"; fails=$((fails + 1)); }
+
 # A stage file against itself and against a mutant of it (what the
 # mutation harness asks to set equivalent mutants aside).
 k=$(dirname "$0")/../corpus/tutorial_vector_add/kernels/add_kernel/add_kernel
