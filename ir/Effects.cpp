@@ -57,28 +57,50 @@ const Expr *substitute(Context &C, const Expr *Root,
                        const std::unordered_map<const Expr *, const Expr *> &Map) {
   if (Map.empty())
     return Root;
+  // A subexpression none of whose symbols is in a key holds no key: it is
+  // kept as it is, unwalked (unless a key has no symbol at all).
+  uint64_t KeyBits = 0;
+  bool ClosedKey = false;
+  for (const auto &[Key, Replacement] : Map) {
+    KeyBits |= Key->symbolBits();
+    ClosedKey |= Key->symbolBits() == 0;
+  }
+  auto Untouched = [&](const Expr *E) {
+    return !ClosedKey && (E->symbolBits() & KeyBits) == 0;
+  };
   std::unordered_map<const Expr *, const Expr *> Done;
-  const Expr *Roots[] = {Root};
-  for (const Expr *E : postOrder(Roots)) {
-    if (auto It = Map.find(E); It != Map.end()) {
-      Done[E] = It->second;
+  std::vector<std::pair<const Expr *, bool>> Stack = {{Root, false}};
+  while (!Stack.empty()) {
+    auto [E, Expanded] = Stack.back();
+    Stack.pop_back();
+    if (!Expanded) {
+      if (Done.count(E))
+        continue;
+      if (auto It = Map.find(E); It != Map.end()) {
+        Done[E] = It->second;
+        continue;
+      }
+      if (E->numOperands() == 0 || Untouched(E)) {
+        Done[E] = E;
+        continue;
+      }
+      Stack.push_back({E, true});
+      for (unsigned I = E->numOperands(); I-- > 0;)
+        if (!Done.count(E->operand(I)))
+          Stack.push_back({E->operand(I), false});
       continue;
     }
-    if (E->numOperands() == 0) {
-      Done[E] = E;
-      continue;
-    }
+    if (Done.count(E))
+      continue; // reached twice before either visit finished
     std::vector<const Expr *> Ops;
     bool Changed = false;
     for (const Expr *O : E->operands()) {
       Ops.push_back(Done.at(O));
       Changed |= Ops.back() != O;
     }
-    if (!Changed) {
+    if (!Changed)
       Done[E] = E;
-      continue;
-    }
-    if (E->op() == Op::Read)
+    else if (E->op() == Op::Read)
       Done[E] = C.read(E->name(), E->type(), Ops[0]);
     else
       Done[E] = C.make(E->op(), Ops, E->rawAttribute(), E->type(),

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -214,6 +215,11 @@ const Expr *Context::intern(Op O, Type T, std::span<const Expr *const> Ops,
   Expr &Node = P->Nodes.emplace_back(Probe);
   Node.Operands = Stored.data();
   Node.Id = unsigned(P->Nodes.size());
+  Node.Symbols = 0;
+  if (O == Op::Symbol)
+    Node.Symbols = uint64_t(1) << (std::hash<std::string>{}(*Name) % 64);
+  for (const Expr *Operand : Ops)
+    Node.Symbols |= Operand->Symbols;
   P->Table.insert(&Node);
   return &Node;
 }

@@ -125,6 +125,10 @@ public:
   RoundingMode rounding() const { return RoundingMode(Attr); }
   SymbolRole role() const { return SymbolRole(Attr); }
   uint8_t rawAttribute() const { return Attr; }
+  /// A 64-bit summary of the symbols in this expression: each symbol sets
+  /// one bit picked by its name. A symbol whose bit is clear is not in it,
+  /// so a substitution can skip the subexpression without walking it.
+  uint64_t symbolBits() const { return Symbols; }
 
 private:
   friend class Context;
@@ -137,6 +141,7 @@ private:
   const Expr *const *Operands = nullptr;
   const std::string *Name = nullptr;
   uint64_t Bits = 0;
+  uint64_t Symbols = 0; // derived: not part of the node's identity
 };
 
 /// The factory. Not thread-safe; use one Context per thread.

@@ -655,6 +655,8 @@ private:
   /// values are compared with their choices between +0 and -0 that cannot
   /// reach the value made one way (ZeroSign.h).
   const Expr *valuesDiffer(const Expr *S, const Expr *T) {
+    if (S == T)
+      return C.falseExpr(); // one node: the same data for every input
     if (Options.Arithmetic != smt::Mode::IEEE)
       return differs(C, S, T, Options.Arithmetic);
     S = settleZeroSignChoices(C, S);

@@ -1,3 +1,4 @@
+#include "ir/Effects.h"
 #include "ir/Expr.h"
 #include "ir/Interpreter.h"
 
@@ -254,4 +255,64 @@ TEST(Interpreter, ReadsAndCallsComeFromTheEnvironment) {
   Interpreter In(Env);
   EXPECT_EQ(In.eval(E).asDouble(), 7.0);
   EXPECT_FALSE(In.usedHostFallback());
+}
+
+namespace {
+/// Substitution written the plain way: every node walked.
+const Expr *substituteEverywhere(
+    Context &C, const Expr *E,
+    const std::unordered_map<const Expr *, const Expr *> &Map) {
+  if (auto It = Map.find(E); It != Map.end())
+    return It->second;
+  if (E->numOperands() == 0)
+    return E;
+  std::vector<const Expr *> Ops;
+  for (const Expr *O : E->operands())
+    Ops.push_back(substituteEverywhere(C, O, Map));
+  return C.make(E->op(), Ops, E->rawAttribute(), E->type());
+}
+} // namespace
+
+// substitute skips subexpressions whose symbol bits miss every key's; with
+// 100 symbols in 64 bits some share a bit, and keys are symbols, compound
+// terms or constants. It must agree with the plain walk on every one.
+TEST(Substitution, SkippingByTheSymbolBitsChangesNoResult) {
+  Context C;
+  Type I = Type::i(16);
+  std::vector<const Expr *> Pool;
+  for (int K = 0; K < 100; ++K)
+    Pool.push_back(C.symbol("s" + std::to_string(K), I));
+  for (int K = 0; K < 4; ++K)
+    Pool.push_back(C.intConst(I, K));
+  uint64_t Seed = 7;
+  auto Next = [&](size_t N) {
+    Seed = Seed * 6364136223846793005ull + 1442695040888963407ull;
+    return size_t((Seed >> 33) % N);
+  };
+  for (int K = 0; K < 400; ++K) {
+    const Expr *A = Pool[Next(Pool.size())], *B = Pool[Next(Pool.size())];
+    Pool.push_back(Next(2) ? C.add(A, B) : C.mul(A, C.sub(B, A)));
+  }
+  for (const Expr *E : Pool) { // the bits summarise the symbols within
+    if (E->op() == Op::Symbol) {
+      EXPECT_EQ(__builtin_popcountll(E->symbolBits()), 1);
+    }
+    for (const Expr *O : E->operands())
+      EXPECT_EQ(O->symbolBits() & ~E->symbolBits(), 0u);
+  }
+  unsigned Changed = 0;
+  for (int Trial = 0; Trial < 200; ++Trial) {
+    std::unordered_map<const Expr *, const Expr *> Map;
+    for (int K = 0, N = 1 + int(Next(3)); K < N; ++K) {
+      // Mostly symbols; now and then a compound term or a constant.
+      const Expr *Key =
+          Trial % 5 == 0 ? Pool[Next(Pool.size())] : Pool[Next(100)];
+      Map[Key] = C.intConst(I, int64_t(Next(1000)));
+    }
+    const Expr *Root = Pool[Pool.size() - 1 - Next(100)];
+    const Expr *Want = substituteEverywhere(C, Root, Map);
+    EXPECT_EQ(substitute(C, Root, Map), Want);
+    Changed += Want != Root;
+  }
+  EXPECT_GT(Changed, 20u); // the substitutions above do reach their roots
 }
