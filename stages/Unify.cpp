@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <deque>
+#include <numeric>
 #include <map>
 #include <random>
 #include <set>
@@ -234,13 +235,204 @@ smt::QueryResult proveAll(Context &C,
   return smt::solve({"launch terms", Violation, {}, smt::Mode::IEEE}, Quick);
 }
 
+/// A pair with its context spelled with its constants left out, and those
+/// constants in the order of the spelling: pairs of one spelling are one
+/// computation at different constants (the same address arithmetic at
+/// each element's offset).
+struct Shape {
+  std::string Spelling;
+  std::vector<const Expr *> Constants;
+};
+
+Shape shapeOf(const Expr *A, const Expr *B, const Expr *Where) {
+  Shape S;
+  std::vector<const Expr *> Roots = {A, B};
+  if (Where)
+    Roots.push_back(Where);
+  std::unordered_map<const Expr *, size_t> Index;
+  for (const Expr *E : postOrder(Roots)) {
+    Index.emplace(E, Index.size());
+    S.Spelling += std::to_string(unsigned(E->op())) + ":" +
+                  std::to_string(E->rawAttribute()) + ":" + E->type().str();
+    if (E->isConst())
+      S.Constants.push_back(E);
+    else if (E->op() == Op::Symbol || E->op() == Op::Read ||
+             E->op() == Op::Call)
+      S.Spelling += ":" + E->name();
+    for (const Expr *O : E->operands())
+      S.Spelling += " " + std::to_string(Index.at(O));
+    S.Spelling += ";";
+  }
+  for (const Expr *R : Roots)
+    S.Spelling += " " + std::to_string(Index.at(R));
+  return S;
+}
+
+} // namespace
+
+std::vector<std::pair<const Expr *, const Expr *>>
+proveByShape(Context &C,
+             const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
+             const std::vector<const Expr *> &Assumptions,
+             const smt::SolverOptions &Solver, Unification &U,
+             const std::unordered_map<const Expr *, const Expr *> &Where,
+             ProvedEqualities::Scope *Memo) {
+  // A smaller family is asked as it is: one query of its members costs
+  // about what the family's would, and a family that does not hold (pairs
+  // proposed from samples need not) costs a query more.
+  constexpr size_t Fewest = 64;
+  auto WhereOf = [&](const Expr *A) -> const Expr * {
+    auto It = Where.find(A);
+    return It != Where.end() ? It->second : nullptr;
+  };
+  std::map<std::string, std::vector<size_t>> Groups;
+  std::vector<Shape> Shapes;
+  for (size_t K = 0; K < Pairs.size(); ++K) {
+    Shapes.push_back(
+        shapeOf(Pairs[K].first, Pairs[K].second, WhereOf(Pairs[K].first)));
+    Groups[Shapes.back().Spelling].push_back(K);
+  }
+  std::vector<bool> Proved(Pairs.size(), false);
+  for (const auto &[Spelling, Members] : Groups) {
+    if (Members.size() < Fewest)
+      continue;
+    if (Solver.Deadline && std::chrono::steady_clock::now() >= *Solver.Deadline)
+      break;
+    const Shape &First = Shapes[Members.front()];
+    std::unordered_map<const Expr *, const Expr *> General;
+    std::vector<const Expr *> Ranges = Assumptions;
+    // Each varying constant as a signed value per member; one that is an
+    // affine function of an earlier one (a column's offset and the next
+    // column's) is written so, keeping the relation the proof may need.
+    struct Lead {
+      const Expr *Symbol;
+      std::vector<int64_t> Values;
+    };
+    std::vector<Lead> Leads;
+    bool Integers = true;
+    for (size_t I = 0; I < First.Constants.size() && Integers; ++I) {
+      Type T = First.Constants[I]->type();
+      Integers = T.isInt() || T.isBool();
+      unsigned Bits = T.isBool() ? 1 : T.bits();
+      uint64_t Mask = Bits == 64 ? ~uint64_t(0) : (uint64_t(1) << Bits) - 1;
+      std::vector<int64_t> Values;
+      for (size_t K : Members) {
+        uint64_t V = Shapes[K].Constants[I]->constBits();
+        Values.push_back(Bits < 64 && (V >> (Bits - 1)) & 1 ? int64_t(V | ~Mask)
+                                                            : int64_t(V));
+      }
+      auto [Least, Greatest] =
+          std::minmax_element(Values.begin(), Values.end());
+      if (*Least == *Greatest || !Integers)
+        continue;
+      const Expr *Affine = nullptr;
+      for (const Lead &L : Leads) {
+        if (T.isBool() || L.Symbol->type().isBool())
+          continue;
+        size_t Other = 1;
+        while (Other < Values.size() && L.Values[Other] == L.Values[0])
+          ++Other;
+        if (Other == Values.size())
+          continue;
+        int64_t Run = L.Values[Other] - L.Values[0];
+        int64_t Rise = Values[Other] - Values[0];
+        if (Rise % Run)
+          continue;
+        int64_t Slope = Rise / Run, Offset = Values[0] - Slope * L.Values[0];
+        bool Fits = true;
+        for (size_t M = 0; M < Values.size() && Fits; ++M)
+          Fits = (uint64_t(Slope * L.Values[M] + Offset) & Mask) ==
+                 (uint64_t(Values[M]) & Mask);
+        if (Fits) {
+          Affine =
+              C.add(C.mul(C.intConst(T, Slope), C.sextOrTrunc(L.Symbol, T)),
+                    C.intConst(T, Offset));
+          break;
+        }
+      }
+      if (Affine) {
+        General[First.Constants[I]] = Affine;
+        continue;
+      }
+      const Expr *V = C.fresh("shape", T);
+      General[First.Constants[I]] = V;
+      Leads.push_back({V, Values});
+      if (T.isBool())
+        continue;
+      uint64_t Stride = 0;
+      for (int64_t X : Values)
+        Stride = std::gcd(Stride, uint64_t(X - *Least));
+      Ranges.push_back(C.icmp(ICmpPredicate::Sge, V, C.intConst(T, *Least)));
+      Ranges.push_back(C.icmp(ICmpPredicate::Sle, V, C.intConst(T, *Greatest)));
+      if (Stride > 1)
+        Ranges.push_back(
+            C.eq(C.binary(Op::URem, C.sub(V, C.intConst(T, *Least)),
+                          C.constant(T, Stride)),
+                 C.constant(T, 0)));
+    }
+    if (!Integers || General.empty())
+      continue;
+    const auto &[A, B] = Pairs[Members.front()];
+    const Expr *GA = substitute(C, A, General);
+    Contexts GeneralWhere;
+    if (const Expr *W = WhereOf(A))
+      GeneralWhere[GA] = substitute(C, W, General);
+    smt::SolverOptions Short = Solver;
+    Short.TimeoutMs = std::min(Short.TimeoutMs, 3000u);
+    const Expr *GB = substitute(C, B, General);
+    smt::QueryResult R = proveAll(C, {{GA, GB}}, Ranges, Short, GeneralWhere);
+    if (R.Kind != smt::Outcome::Proved && Members.size() <= 1024) {
+      // Exactly the members' constants: the symbols are one member's
+      // (relations between three or more constants kept).
+      std::set<std::vector<int64_t>> Tuples;
+      for (size_t M = 0; M < Members.size(); ++M) {
+        std::vector<int64_t> Tuple;
+        for (const Lead &L : Leads)
+          Tuple.push_back(L.Values[M]);
+        Tuples.insert(Tuple);
+      }
+      const Expr *Member = C.falseExpr();
+      for (const std::vector<int64_t> &Tuple : Tuples) {
+        const Expr *Here = C.trueExpr();
+        for (size_t L = 0; L < Leads.size(); ++L)
+          Here = C.andOf(Here,
+                         C.eq(Leads[L].Symbol,
+                              C.intConst(Leads[L].Symbol->type(), Tuple[L])));
+        Member = C.orOf(Member, Here);
+      }
+      std::vector<const Expr *> Exact = Assumptions;
+      Exact.push_back(Member);
+      R = proveAll(C, {{GA, GB}}, Exact, Short, GeneralWhere);
+    }
+    if (getenv("STAGECHECK_DEBUG_UNIFY"))
+      fprintf(stderr,
+              "shape of %zu pairs, %zu constants free -> %s in %.2f s\n",
+              Members.size(), General.size(), smt::spelling(R.Kind), R.Seconds);
+    if (R.Kind != smt::Outcome::Proved)
+      continue;
+    for (size_t K : Members) {
+      Proved[K] = true;
+      U.Map[Pairs[K].first] = Pairs[K].second;
+      if (Memo)
+        Memo->note(Pairs[K]);
+    }
+    U.Proved += unsigned(Members.size());
+  }
+  std::vector<std::pair<const Expr *, const Expr *>> Rest;
+  for (size_t K = 0; K < Pairs.size(); ++K)
+    if (!Proved[K])
+      Rest.push_back(Pairs[K]);
+  return Rest;
+}
+
+namespace {
+
 /// Pairs the solver could not decide together: halves, a few times.
-void proveInParts(Context &C,
-                  const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
-                  const std::vector<const Expr *> &Assumptions,
-                  const smt::SolverOptions &Solver, Unification &U,
-                  unsigned Depth, const Contexts &Where,
-                  ProvedEqualities::Scope *Memo) {
+void proveInParts(
+    Context &C, const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
+    const std::vector<const Expr *> &Assumptions,
+    const smt::SolverOptions &Solver, Unification &U, unsigned Depth,
+    const Contexts &Where, ProvedEqualities::Scope *Memo) {
   if (Pairs.empty())
     return;
   smt::QueryResult R = proveAll(C, Pairs, Assumptions, Solver, Where);
@@ -579,6 +771,7 @@ Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoo
           }
         Pairs = std::move(Unknown);
       }
+      Pairs = proveByShape(C, Pairs, Assumptions, Solver, U, In, Memo);
       bool Separated = false;
       for (size_t From = 0; From < Pairs.size(); From += Chunk) {
         std::vector<std::pair<const Expr *, const Expr *>> Part(

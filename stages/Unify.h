@@ -117,6 +117,23 @@ Unification unifyLaunchTerms(ir::Context &C,
                              const smt::SolverOptions &Solver,
                              ProvedEqualities *Memo = nullptr);
 
+/// Pairs of one shape (one computation but for their constants, the same
+/// address arithmetic at each element's offset; at least 64 of them)
+/// proved together by one query: the constants that differ become symbols
+/// ranging over [least, greatest] in steps of their common stride, or an
+/// affine function of an earlier such symbol where every pair's constants
+/// are; so the one proof covers each pair. It claims more and may fail
+/// where the pairs hold: then the symbols are asked to be one pair's
+/// constants exactly (for at most 1024 pairs). Where gives a pair's context by its first term.
+/// Proved pairs go into U (and Memo); returns the others.
+std::vector<std::pair<const ir::Expr *, const ir::Expr *>> proveByShape(
+    ir::Context &C,
+    const std::vector<std::pair<const ir::Expr *, const ir::Expr *>> &Pairs,
+    const std::vector<const ir::Expr *> &Assumptions,
+    const smt::SolverOptions &Solver, Unification &U,
+    const std::unordered_map<const ir::Expr *, const ir::Expr *> &Where,
+    ProvedEqualities::Scope *Memo = nullptr);
+
 /// Which of the pairs are equal under Assumptions, asked a few hundred at
 /// a time (pairs a counterexample separates are left out and the rest asked
 /// again): for expressions paired by other means, such as the guards of a

@@ -99,3 +99,39 @@ TEST_F(ProvedEqualitiesTest, ProveEqualAsksOnlyWhatIsNotKnown) {
 }
 
 } // namespace
+
+// Pairs of one shape (the same arithmetic at each element's constant offset)
+// are proved by one query; one member that differs keeps the whole group
+// from being proved so (stages/Unify.h, proveByShape).
+TEST(ProveByShape, OneQueryProvesAFamilyAndNoneWhereOneMemberDiffers) {
+  Context C;
+  Type I32 = Type::i(32), I64 = Type::i(64);
+  const Expr *X = C.symbol("x", I32, SymbolRole::ProgramId);
+  std::vector<const Expr *> Assumptions = {
+      C.icmp(ICmpPredicate::Ult, X, C.intConst(I32, 1000))};
+  // Made before the offsets, so every sum lists its operands in one order.
+  const Expr *Scaled = C.mul(X, C.intConst(I32, 32));
+  auto Member = [&](int64_t Offset) {
+    const Expr *Sum = C.add(Scaled, C.intConst(I32, Offset));
+    return std::pair(C.cast(Op::ZExt, Sum, I64), C.cast(Op::SExt, Sum, I64));
+  };
+  std::vector<std::pair<const Expr *, const Expr *>> Family;
+  for (int64_t Offset = 1001; Offset <= 1127; Offset += 2) // none folds
+    Family.push_back(Member(Offset));
+  static const std::unordered_map<const Expr *, const Expr *> Everywhere;
+  stages::Unification U;
+  EXPECT_TRUE(
+      stages::proveByShape(C, Family, Assumptions, {}, U, Everywhere).empty());
+  EXPECT_EQ(U.Proved, 64u);
+  EXPECT_EQ(U.Map.size(), 64u);
+
+  // x * 32 + (2^31 - 16) passes the sign bit for x >= 1: zext and sext
+  // part there, so neither the family's range nor its exact members hold.
+  Family.push_back(Member((int64_t(1) << 31) - 16));
+  stages::Unification V;
+  std::vector<std::pair<const Expr *, const Expr *>> Rest =
+      stages::proveByShape(C, Family, Assumptions, {}, V, Everywhere);
+  EXPECT_EQ(Rest.size(), Family.size());
+  EXPECT_EQ(V.Proved, 0u);
+  EXPECT_TRUE(V.Map.empty());
+}
