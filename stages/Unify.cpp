@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdint>
 #include <deque>
 #include <numeric>
 #include <map>
@@ -334,19 +335,21 @@ proveByShape(Context &C,
           ++Other;
         if (Other == Values.size())
           continue;
-        int64_t Run = L.Values[Other] - L.Values[0];
-        int64_t Rise = Values[Other] - Values[0];
-        if (Rise % Run)
+        // The slope exactly, the rest in T's wrapping arithmetic.
+        __int128 Run = __int128(L.Values[Other]) - L.Values[0];
+        __int128 Rise = __int128(Values[Other]) - Values[0];
+        if (Rise % Run || Rise / Run > INT64_MAX || Rise / Run < INT64_MIN)
           continue;
-        int64_t Slope = Rise / Run, Offset = Values[0] - Slope * L.Values[0];
+        uint64_t Slope = uint64_t(int64_t(Rise / Run));
+        uint64_t Offset = uint64_t(Values[0]) - Slope * uint64_t(L.Values[0]);
         bool Fits = true;
         for (size_t M = 0; M < Values.size() && Fits; ++M)
-          Fits = (uint64_t(Slope * L.Values[M] + Offset) & Mask) ==
+          Fits = ((Slope * uint64_t(L.Values[M]) + Offset) & Mask) ==
                  (uint64_t(Values[M]) & Mask);
         if (Fits) {
           Affine =
-              C.add(C.mul(C.intConst(T, Slope), C.sextOrTrunc(L.Symbol, T)),
-                    C.intConst(T, Offset));
+              C.add(C.mul(C.constant(T, Slope), C.sextOrTrunc(L.Symbol, T)),
+                    C.constant(T, Offset));
           break;
         }
       }
@@ -360,8 +363,8 @@ proveByShape(Context &C,
       if (T.isBool())
         continue;
       uint64_t Stride = 0;
-      for (int64_t X : Values)
-        Stride = std::gcd(Stride, uint64_t(X - *Least));
+      for (int64_t X : Values) // X - Least without signed overflow
+        Stride = std::gcd(Stride, uint64_t(X) - uint64_t(*Least));
       Ranges.push_back(C.icmp(ICmpPredicate::Sge, V, C.intConst(T, *Least)));
       Ranges.push_back(C.icmp(ICmpPredicate::Sle, V, C.intConst(T, *Greatest)));
       if (Stride > 1)

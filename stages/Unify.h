@@ -124,8 +124,9 @@ Unification unifyLaunchTerms(ir::Context &C,
 /// affine function of an earlier such symbol where every pair's constants
 /// are; so the one proof covers each pair. It claims more and may fail
 /// where the pairs hold: then the symbols are asked to be one pair's
-/// constants exactly (for at most 1024 pairs). Where gives a pair's context by its first term.
-/// Proved pairs go into U (and Memo); returns the others.
+/// constants exactly (for at most 1024 pairs). Where gives a pair's
+/// context by its first term. Proved pairs go into U (and Memo); returns
+/// the others.
 std::vector<std::pair<const ir::Expr *, const ir::Expr *>> proveByShape(
     ir::Context &C,
     const std::vector<std::pair<const ir::Expr *, const ir::Expr *>> &Pairs,

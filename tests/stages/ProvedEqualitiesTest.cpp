@@ -135,3 +135,39 @@ TEST(ProveByShape, OneQueryProvesAFamilyAndNoneWhereOneMemberDiffers) {
   EXPECT_EQ(V.Proved, 0u);
   EXPECT_TRUE(V.Map.empty());
 }
+
+// Two constants of a pair that move together (an i32 offset and the same
+// offset as i64) are equal only if the relation between them is kept: one
+// written as an affine function of the other. A family of more than 1024 is
+// not asked member by member exactly, so only that relation proves it.
+TEST(ProveByShape, ConstantsThatMoveTogetherKeepTheirRelation) {
+  Context C;
+  Type I32 = Type::i(32), I64 = Type::i(64);
+  const Expr *X = C.symbol("x", I32, SymbolRole::ProgramId);
+  std::vector<const Expr *> Assumptions = {
+      C.icmp(ICmpPredicate::Ult, X, C.intConst(I32, 1000))};
+  const Expr *Scaled = C.mul(X, C.intConst(I32, 32));
+  const Expr *Wide = C.cast(Op::ZExt, Scaled, I64);
+  std::vector<std::pair<const Expr *, const Expr *>> Family;
+  for (int64_t Offset = 1001; Offset < 1001 + 2 * 1100; Offset += 2) {
+    const Expr *Narrow = C.add(Scaled, C.intConst(I32, Offset));
+    const Expr *Widened =
+        C.cast(Op::Trunc, C.add(Wide, C.intConst(I64, Offset)), I32);
+    ASSERT_NE(Narrow, Widened); // two spellings, not one node
+    Family.push_back({Narrow, Widened});
+  }
+  static const std::unordered_map<const Expr *, const Expr *> Everywhere;
+  stages::Unification U;
+  EXPECT_TRUE(
+      stages::proveByShape(C, Family, Assumptions, {}, U, Everywhere).empty());
+  EXPECT_EQ(U.Proved, 1100u);
+
+  // The i64 offset one more than the i32 one for one member: not proved.
+  Family.back().second =
+      C.cast(Op::Trunc, C.add(Wide, C.intConst(I64, 1001 + 2 * 1099 + 1)), I32);
+  stages::Unification V;
+  EXPECT_EQ(
+      stages::proveByShape(C, Family, Assumptions, {}, V, Everywhere).size(),
+      Family.size());
+  EXPECT_EQ(V.Proved, 0u);
+}
