@@ -25,6 +25,12 @@ expect() { # expect CODE PATTERN -- command...
   fi
 }
 
+also() { # also PATTERN WHAT: the last expect's output holds PATTERN too
+  if ! grep -q -- "$1" "$tmp/out"; then
+    echo "FAIL: $2"; cat "$tmp/out"; fails=$((fails + 1))
+  fi
+}
+
 expect 0 "usage: stagecheck" -- "$stagecheck" --help
 expect 0 "Z3 4" -- "$stagecheck" --version
 expect 0 "SOURCE TARGET" -- "$stagecheck" check --help
@@ -72,10 +78,8 @@ cp -r "$tests/corpus/tutorial_vector_add" "$tmp/unmasked"
 ll=$(ls "$tmp"/unmasked/kernels/*/*.llir)
 sed -i '20s/(ptr addrspace(1) %17, i1 %14)/(ptr addrspace(1) %17, i1 true)/' "$ll"
 expect 1 "a load outside the 1000 elements arg0 may reach" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/unmasked"
-grep -q -- "the load at .*add_kernel.llir:20, at the bundle's launch" "$tmp/out" ||
-  { echo "FAIL: no note naming the load in the unmasked report"; cat "$tmp/out"; fails=$((fails + 1)); }
-grep -q -- "pid.x = 3" "$tmp/out" ||
-  { echo "FAIL: the unmasked report is not at program 3"; cat "$tmp/out"; fails=$((fails + 1)); }
+also "the load at .*add_kernel.llir:20, at the bundle's launch" "no note naming the load in the unmasked report"
+also "pid.x = 3" "the unmasked report is not at program 3"
 
 # The same in a loop: tutorial_fused_softmax's software-pipelined row loop
 # made to prefetch one row past the last (`icmp slt` -> `sle`, line 49);
@@ -84,8 +88,7 @@ cp -r "$tests/corpus/tutorial_fused_softmax" "$tmp/prefetch"
 ll=$(ls "$tmp"/prefetch/kernels/*/*.llir)
 sed -i '49s/icmp slt i32 %38, %26/icmp sle i32 %38, %26/' "$ll"
 expect 1 "a load outside the 3200 elements arg1 may reach" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/prefetch"
-grep -q -- "in the case trip count 4 of scf.for" "$tmp/out" ||
-  { echo "FAIL: no loop case in the prefetch report"; cat "$tmp/out"; fails=$((fails + 1)); }
+also "in the case trip count 4 of scf.for" "no loop case in the prefetch report"
 
 # A stage file against itself and against a mutant of it (what the
 # mutation harness asks to set equivalent mutants aside).
