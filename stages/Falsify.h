@@ -35,7 +35,8 @@ struct FalsifyOptions {
   std::vector<ir::BoundVariable> Ranges;
   /// Symbol values that satisfy the check's assumptions (a loop's trip
   /// count, a launch): every other trial starts from them, since random
-  /// sizes rarely meet such conditions.
+  /// sizes rarely meet such conditions (half of those trials draw float
+  /// scalars afresh).
   ir::Env Base;
   /// Testing stops here, whatever Trials says (checked between trials).
   std::optional<std::chrono::steady_clock::time_point> Deadline;

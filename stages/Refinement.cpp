@@ -112,13 +112,31 @@ Observed observe(const Effects &E, const std::string &Buffer, uint64_t Index,
     if (W.Buffer != Buffer)
       continue;
     std::vector<uint64_t> Counter(W.Bound.size(), 0);
+    // A write in a summarised loop ranges over every iteration: too many
+    // instances to enumerate, so such a model is not replayed here.
+    constexpr uint64_t MaxInstances = uint64_t(1) << 16;
+    uint64_t Instances = 1;
+    for (const BoundVariable &B : W.Bound)
+      Instances = B.Extent > MaxInstances / Instances ? MaxInstances + 1
+                                                      : Instances * B.Extent;
+    if (Instances > MaxInstances)
+      throw EvalError("a write of " + Buffer +
+                      " has too many instances to enumerate");
+    Env Instance = Model; // each instance sets every bound symbol anew
     for (;;) {
-      Env Instance = Model;
       for (size_t I = 0; I < W.Bound.size(); ++I)
         Instance.setSymbol(W.Bound[I].Symbol->name(),
                            Value::ofBits(W.Bound[I].Symbol->type(), Counter[I]));
       Interpreter I(Instance);
-      if (I.eval(W.Guard).isTrue() && I.eval(W.Index).Bits == Index) {
+      // The index first: it is small, while a guard may hold a whole
+      // row's reduction, and only the instance that hits needs the rest.
+      bool Hits;
+      try {
+        Hits = I.eval(W.Index).Bits == Index;
+      } catch (const EvalError &) {
+        Hits = true; // an index only a true guard makes defined: ask it
+      }
+      if (Hits && I.eval(W.Guard).isTrue() && I.eval(W.Index).Bits == Index) {
         O.Written = true;
         O.V = I.eval(W.Value);
         O.Defined = I.eval(W.Defined).isTrue();

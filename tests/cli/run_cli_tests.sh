@@ -90,6 +90,16 @@ sed -i '49s/icmp slt i32 %38, %26/icmp sle i32 %38, %26/' "$ll"
 expect 1 "a load outside the 3200 elements arg1 may reach" -- "$stagecheck" audit --stages 'ttgir->llir' --cache "$tmp/cache" "$tmp/prefetch"
 also "in the case trip count 4 of scf.for" "no loop case in the prefetch report"
 
+# tutorial_layer_norm's TTGIR with `w * x_hat` made `w + x_hat` (line 90),
+# audited with the bundle's tensor bounds: random trials must reach an
+# element the small sizes they draw still write, and the summarised loops'
+# counterexample, whose store ranges over every iteration, is left to the
+# trip-count cases rather than enumerated.
+cp -r "$tests/corpus/tutorial_layer_norm" "$tmp/layer_norm_add"
+tg=$(ls "$tmp"/layer_norm_add/kernels/*/*.ttgir)
+sed -i '90s/%y = arith.mulf %x_hat_19, %w_13/%y = arith.addf %x_hat_19, %w_13/' "$tg"
+expect 1 "first differs at arith.addf (.*_layer_norm_fwd_fused.ttgir:90:" -- "$stagecheck" audit --stages 'ttir->ttgir' --pair-time-limit-s 60 --cache "$tmp/cache" "$tmp/layer_norm_add"
+
 # A stage file against itself and against a mutant of it (what the
 # mutation harness asks to set equivalent mutants aside).
 k=$(dirname "$0")/../corpus/tutorial_vector_add/kernels/add_kernel/add_kernel

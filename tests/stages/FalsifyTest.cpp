@@ -34,4 +34,25 @@ TEST(Falsify, FindsTheSignOfZeroThatAMaxPicks) {
   EXPECT_TRUE(Interpreter(*Found).eval(Differ).isTrue());
 }
 
+/// A store of elements e < n, for all 0 <= e < 256, that goes wrong for
+/// small sizes only (1 <= n <= 8, the sizes a trip-count case allows):
+/// an element drawn anywhere in 256 is almost never below such a size, so
+/// trials also place it on the first element and the first few.
+TEST(Falsify, ReachesAnElementThatASmallSizeStillWrites) {
+  Context C;
+  Type I32 = Type::i(32);
+  const Expr *E = C.symbol("e", I32, SymbolRole::Free);
+  const Expr *N = C.symbol("n", I32, SymbolRole::Param);
+  const Expr *Violation = C.andOf(
+      C.icmp(ICmpPredicate::Slt, E, N),
+      C.andOf(C.icmp(ICmpPredicate::Sle, N, C.intConst(I32, 8)),
+              C.icmp(ICmpPredicate::Sle, C.intConst(I32, 1), N)));
+  stages::FalsifyOptions O;
+  O.Trials = 32;
+  O.Ranges.push_back({E, 256});
+  std::optional<Env> Found = stages::falsify(Violation, O);
+  ASSERT_TRUE(Found);
+  EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
+}
+
 } // namespace
