@@ -114,7 +114,7 @@ Observed observe(const Effects &E, const std::string &Buffer, uint64_t Index,
     std::vector<uint64_t> Counter(W.Bound.size(), 0);
     // A write in a summarised loop ranges over every iteration: too many
     // instances to enumerate, so such a model is not replayed here.
-    constexpr uint64_t MaxInstances = uint64_t(1) << 16;
+    constexpr uint64_t MaxInstances = uint64_t(1) << 20;
     uint64_t Instances = 1;
     for (const BoundVariable &B : W.Bound)
       Instances = B.Extent > MaxInstances / Instances ? MaxInstances + 1

@@ -55,4 +55,25 @@ TEST(Falsify, ReachesAnElementThatASmallSizeStillWrites) {
   EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
 }
 
+/// A base model meets the launch assumptions (here n = 12345, which no
+/// random draw gives) but its float scalars are whatever the solver picked:
+/// a NaN scale that every output would carry. Half of the trials from the
+/// base keep its sizes and draw the floats afresh.
+TEST(Falsify, TakesSizesFromTheBaseAndDrawsItsFloatsAfresh) {
+  Context C;
+  Type I32 = Type::i(32), F32 = Type::f32();
+  const Expr *N = C.symbol("n", I32, SymbolRole::Param);
+  const Expr *Scale = C.symbol("scale", F32, SymbolRole::Param);
+  const Expr *Violation =
+      C.andOf(C.icmp(ICmpPredicate::Eq, N, C.intConst(I32, 12345)),
+              C.fcmp(FCmpPredicate::Ord, Scale, Scale));
+  stages::FalsifyOptions O;
+  O.Trials = 16;
+  O.Base.setSymbol("n", Value::ofBits(I32, 12345));
+  O.Base.setSymbol("scale", Value::ofBits(F32, 0x7fc00000)); // NaN
+  std::optional<Env> Found = stages::falsify(Violation, O);
+  ASSERT_TRUE(Found);
+  EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
+}
+
 } // namespace

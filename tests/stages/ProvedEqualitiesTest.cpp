@@ -100,10 +100,10 @@ TEST_F(ProvedEqualitiesTest, ProveEqualAsksOnlyWhatIsNotKnown) {
 
 } // namespace
 
-// Pairs of one shape (the same arithmetic at each element's constant offset)
-// are proved by one query; one member that differs keeps the whole group
-// from being proved so (stages/Unify.h, proveByShape).
-TEST(ProveByShape, OneQueryProvesAFamilyAndNoneWhereOneMemberDiffers) {
+/// A program's element offsets x * 32 + k, for x < 1000: the address
+/// arithmetic whose families proveByShape proves (stages/Unify.h).
+class ProveByShape : public testing::Test {
+protected:
   Context C;
   Type I32 = Type::i(32), I64 = Type::i(64);
   const Expr *X = C.symbol("x", I32, SymbolRole::ProgramId);
@@ -111,6 +111,12 @@ TEST(ProveByShape, OneQueryProvesAFamilyAndNoneWhereOneMemberDiffers) {
       C.icmp(ICmpPredicate::Ult, X, C.intConst(I32, 1000))};
   // Made before the offsets, so every sum lists its operands in one order.
   const Expr *Scaled = C.mul(X, C.intConst(I32, 32));
+};
+
+// Pairs of one shape (the same arithmetic at each element's constant offset)
+// are proved by one query; one member that differs keeps the whole group
+// from being proved so.
+TEST_F(ProveByShape, OneQueryProvesAFamilyAndNoneWhereOneMemberDiffers) {
   auto Member = [&](int64_t Offset) {
     const Expr *Sum = C.add(Scaled, C.intConst(I32, Offset));
     return std::pair(C.cast(Op::ZExt, Sum, I64), C.cast(Op::SExt, Sum, I64));
@@ -140,13 +146,7 @@ TEST(ProveByShape, OneQueryProvesAFamilyAndNoneWhereOneMemberDiffers) {
 // offset as i64) are equal only if the relation between them is kept: one
 // written as an affine function of the other. A family of more than 1024 is
 // not asked member by member exactly, so only that relation proves it.
-TEST(ProveByShape, ConstantsThatMoveTogetherKeepTheirRelation) {
-  Context C;
-  Type I32 = Type::i(32), I64 = Type::i(64);
-  const Expr *X = C.symbol("x", I32, SymbolRole::ProgramId);
-  std::vector<const Expr *> Assumptions = {
-      C.icmp(ICmpPredicate::Ult, X, C.intConst(I32, 1000))};
-  const Expr *Scaled = C.mul(X, C.intConst(I32, 32));
+TEST_F(ProveByShape, ConstantsThatMoveTogetherKeepTheirRelation) {
   const Expr *Wide = C.cast(Op::ZExt, Scaled, I64);
   std::vector<std::pair<const Expr *, const Expr *>> Family;
   for (int64_t Offset = 1001; Offset < 1001 + 2 * 1100; Offset += 2) {
