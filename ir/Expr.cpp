@@ -218,8 +218,11 @@ const Expr *Context::intern(Op O, Type T, std::span<const Expr *const> Ops,
   Node.Symbols = 0;
   if (O == Op::Symbol)
     Node.Symbols = uint64_t(1) << (std::hash<std::string>{}(*Name) % 64);
-  for (const Expr *Operand : Ops)
+  Node.Height = 0;
+  for (const Expr *Operand : Ops) {
     Node.Symbols |= Operand->Symbols;
+    Node.Height = std::max(Node.Height, Operand->Height + 1);
+  }
   P->Table.insert(&Node);
   return &Node;
 }

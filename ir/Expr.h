@@ -129,6 +129,9 @@ public:
   /// one bit picked by its name. A symbol whose bit is clear is not in it,
   /// so a substitution can skip the subexpression without walking it.
   uint64_t symbolBits() const { return Symbols; }
+  /// The longest path to a leaf (0 for a leaf): a cheap guess at what
+  /// evaluating the node costs.
+  unsigned height() const { return Height; }
 
 private:
   friend class Context;
@@ -142,6 +145,7 @@ private:
   const std::string *Name = nullptr;
   uint64_t Bits = 0;
   uint64_t Symbols = 0; // derived: not part of the node's identity
+  unsigned Height = 0;  // derived
 };
 
 /// The factory. Not thread-safe; use one Context per thread.

@@ -269,21 +269,116 @@ Value applyOp(Op O, Type Result, std::span<const Value> Ops, uint8_t Attr) {
   throw EvalError(std::string("no concrete semantics for op ") + spelling(O));
 }
 
+size_t Interpreter::ValueMemo::home(const Expr *E) const {
+  uint64_t H = uint64_t(reinterpret_cast<uintptr_t>(E)) * 0x9E3779B97F4A7C15ull;
+  return size_t(H >> 20) & (Slots.size() - 1);
+}
+
+const Value *Interpreter::ValueMemo::find(const Expr *E) const {
+  if (Slots.empty())
+    return nullptr;
+  for (size_t I = home(E);; I = (I + 1) & (Slots.size() - 1)) {
+    if (Slots[I].Key == E)
+      return &Slots[I].V;
+    if (!Slots[I].Key)
+      return nullptr;
+  }
+}
+
+const Value &Interpreter::ValueMemo::at(const Expr *E) const {
+  const Value *V = find(E);
+  assert(V && "operand evaluated before its user");
+  return *V;
+}
+
+void Interpreter::ValueMemo::insert(const Expr *E, Value V) {
+  if ((Used + 1) * 4 > Slots.size() * 3)
+    grow();
+  size_t I = home(E);
+  while (Slots[I].Key)
+    I = (I + 1) & (Slots.size() - 1);
+  Slots[I] = {E, V};
+  ++Used;
+}
+
+void Interpreter::ValueMemo::grow() {
+  std::vector<Slot> Old = std::move(Slots);
+  Slots.assign(Old.empty() ? 64 : Old.size() * 2, Slot{});
+  Used = 0;
+  for (const Slot &S : Old)
+    if (S.Key)
+      insert(S.Key, S.V);
+}
+
+const Expr *Interpreter::nextLazyOperand(const Expr *E, Value *Result) const {
+  if (E->op() == Op::Select) {
+    const Value *Cond = Memo.find(E->operand(0));
+    if (!Cond)
+      return E->operand(0);
+    const Expr *Taken = E->operand(Cond->isTrue() ? 1 : 2);
+    const Value *V = Memo.find(Taken);
+    if (!V)
+      return Taken;
+    *Result = *V;
+    return nullptr;
+  }
+  // i1 and/or: an operand that decides it ends the evaluation. The lowest
+  // operand is asked first (a guard before what it guards).
+  bool IsAnd = E->op() == Op::And;
+  const Expr *Next = nullptr;
+  for (const Expr *X : E->operands()) {
+    const Value *V = Memo.find(X);
+    if (!V) {
+      if (!Next || X->height() < Next->height())
+        Next = X;
+      continue;
+    }
+    if (V->isTrue() != IsAnd) {
+      *Result = Value::ofBool(!IsAnd);
+      return nullptr;
+    }
+  }
+  if (Next)
+    return Next;
+  *Result = Value::ofBool(IsAnd);
+  return nullptr;
+}
+
+static bool isLazy(const Expr *E) {
+  return E->op() == Op::Select ||
+         ((E->op() == Op::And || E->op() == Op::Or) && E->type().isBool());
+}
+
 Value Interpreter::eval(const Expr *Root) {
   // Iterative post-order: reduction chains can be thousands of nodes deep.
+  // Selects and i1 and/or evaluate only the operands that decide them (a
+  // guard that is false leaves its value unread), which also leaves
+  // unread the buffer elements and calls those operands would need.
   std::vector<std::pair<const Expr *, bool>> Stack{{Root, false}};
   while (!Stack.empty()) {
     auto [E, Expanded] = Stack.back();
-    Stack.pop_back();
-    if (Memo.count(E))
+    if (Memo.find(E)) {
+      Stack.pop_back();
       continue;
+    }
+    if (isLazy(E)) {
+      Value Result;
+      if (const Expr *Next = nextLazyOperand(E, &Result)) {
+        Stack.push_back({Next, false});
+      } else {
+        Stack.pop_back();
+        Memo.insert(E, Result);
+      }
+      continue;
+    }
+    Stack.pop_back();
     if (Expanded) {
-      Memo.emplace(E, evalNode(E));
+      Memo.insert(E, evalNode(E));
       continue;
     }
     Stack.push_back({E, true});
     for (const Expr *Operand : E->operands())
-      if (!Memo.count(Operand))
+      if (!Memo.find(Operand))
         Stack.push_back({Operand, false});
   }
   return Memo.at(Root);
@@ -323,10 +418,19 @@ Value Interpreter::evalNode(const Expr *E) {
     return Value::ofDouble(E->type(), F->Host(Doubles));
   }
   default: {
-    std::vector<Value> Operands;
-    for (const Expr *A : E->operands())
-      Operands.push_back(Memo.at(A));
-    return applyOp(E->op(), E->type(), Operands, E->rawAttribute());
+    auto Operands = E->operands();
+    if (Operands.size() <= 4) { // every op but a call: no allocation
+      Value Small[4];
+      for (size_t I = 0; I < Operands.size(); ++I)
+        Small[I] = Memo.at(Operands[I]);
+      return applyOp(E->op(), E->type(),
+                     std::span<const Value>(Small, Operands.size()),
+                     E->rawAttribute());
+    }
+    std::vector<Value> Many;
+    for (const Expr *A : Operands)
+      Many.push_back(Memo.at(A));
+    return applyOp(E->op(), E->type(), Many, E->rawAttribute());
   }
   }
 }

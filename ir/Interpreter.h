@@ -75,10 +75,34 @@ public:
   bool usedHostFallback() const { return HostFallback; }
 
 private:
+  /// Values by node, open addressing over node addresses: evaluation looks
+  /// each node up from every parent, and a node-based map spent most of its
+  /// time allocating.
+  class ValueMemo {
+  public:
+    const Value *find(const Expr *E) const;
+    void insert(const Expr *E, Value V); // E not yet present
+    const Value &at(const Expr *E) const;
+
+  private:
+    struct Slot {
+      const Expr *Key = nullptr;
+      Value V;
+    };
+    std::vector<Slot> Slots;
+    size_t Used = 0;
+    size_t home(const Expr *E) const;
+    void grow();
+  };
+
   Value evalNode(const Expr *E);
+  /// The operand a lazy node (an i1 and/or, a select) still needs, given
+  /// what is known so far; null once its value is decided (then *Result
+  /// holds it).
+  const Expr *nextLazyOperand(const Expr *E, Value *Result) const;
   const Env &Environment;
   ReadSupplier MissingRead;
-  std::unordered_map<const Expr *, Value> Memo;
+  ValueMemo Memo;
   bool HostFallback = false;
 };
 

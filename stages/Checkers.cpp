@@ -82,7 +82,11 @@ PairResult ttirToTtgir(ir::Context &C, const bundle::Manifest &M,
   if (Source.empty() || Target.empty())
     throw ir::InputError({}, "kernel " + L->Kernel +
                                  " lists no TTIR or no TTGIR file");
-  return checkTtirToTtgir(C, Source, Target, O, reachOf(M, *L));
+  // Counterexamples are first sought at the launch the bundle ran.
+  CheckOptions AtLaunch = O;
+  for (auto [Symbol, Value] : launchConstants(C, *L, L->interface(M.Tensors)))
+    AtLaunch.Preferred.push_back({Symbol, Value});
+  return checkTtirToTtgir(C, Source, Target, AtLaunch, reachOf(M, *L));
 }
 
 /// The trip count of every loop of M under the given constants, found

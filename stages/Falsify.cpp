@@ -177,6 +177,23 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
                                       : Gen.value(S->type(),
                                                   Tame && S->type().isFloat()));
     }
+    // Program ids within the grid the trial has (its own draw or the
+    // base's): a program past the grid runs nothing, so wild ids waste
+    // the trial; the first and the last program are the usual edges.
+    for (const Expr *S : Symbols) {
+      if (S->role() != SymbolRole::ProgramId || Trial % 8 == 6 ||
+          S->name().rfind("pid.", 0) != 0)
+        continue;
+      const Value *Count = Inputs.symbol("nprog." + S->name().substr(4));
+      if (!Count || Count->asSigned() < 1 || Count->asSigned() > (1 << 24))
+        continue;
+      uint64_t N = uint64_t(Count->asSigned());
+      uint64_t Pick = Gen.below(3);
+      Inputs.setSymbol(S->name(),
+                       Value::ofBits(S->type(), Pick == 0   ? 0
+                                                : Pick == 1 ? N - 1
+                                                            : Gen.below(N)));
+    }
     // First, last, then anywhere, the first few or the first again: an
     // element past a small size that the trial drew is not written, and
     // the first is written by every launch that writes any.

@@ -94,7 +94,8 @@ struct CheckOptions {
   /// Symbol values a counterexample is first sought with (an audit's own
   /// launch: its scalar arguments and grid), so that a report shows the
   /// launch that was run wherever the violation shows there; otherwise any
-  /// counterexample is shown. They never restrict a proof.
+  /// counterexample is shown. Testing also starts from them. They never
+  /// restrict a proof.
   std::vector<std::pair<const ir::Expr *, const ir::Expr *>> Preferred;
   /// Stage pairs whose loops do not correspond unroll them up to this many
   /// iterations (and say so in PairResult::Bound).

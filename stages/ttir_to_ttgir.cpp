@@ -268,13 +268,9 @@ private:
     if (!Keys.empty())
       Bounds.push_back("trip counts 0.." + std::to_string(Options.LoopBound) +
                        " of " + joined(LoopNames));
-    // Trip counts 1, 2, ..., LoopBound, then 0: a case where the loops run
-    // finds a difference inside them, where a report is most useful.
-    auto First = [&]() -> uint64_t { return Options.LoopBound >= 1 ? 1 : 0; };
-    std::vector<uint64_t> Trips(Keys.size(), First());
     bool AnyFeasible = false;
     size_t KeysBefore = Keys.size();
-    for (;;) {
+    for (const std::vector<uint64_t> &Trips : caseOrder(Keys)) {
       std::vector<const Expr *> CaseFacts;
       std::string CaseName;
       for (size_t I = 0; I < Keys.size(); ++I) {
@@ -323,18 +319,6 @@ private:
           Total.Reason = CaseName + R.Reason;
         }
       }
-      // The next combination in the order 1, 2, ..., LoopBound, 0.
-      size_t I = 0;
-      for (; I < Trips.size(); ++I) {
-        if (Trips[I] == 0) {
-          Trips[I] = First();
-          continue; // wrapped: carry on
-        }
-        Trips[I] = Trips[I] == Options.LoopBound ? 0 : Trips[I] + 1;
-        break;
-      }
-      if (I == Trips.size())
-        break;
     }
     // Only the trip counts from the loops' bounds are stated; the per-case
     // lines are that bound spelled out.
@@ -350,6 +334,57 @@ private:
                      " times; nothing was compared (raise --loop-bound)";
     }
     return Total;
+  }
+
+  /// Every combination of trip counts up to the bound: first the one the
+  /// preferred launch runs (where a report is most useful and a bug most
+  /// likely shows), then 1, 2, ..., LoopBound, then 0 for each loop, since
+  /// a case where the loops run finds a difference inside them.
+  std::vector<std::vector<uint64_t>>
+  caseOrder(const std::vector<std::pair<LoopKey, Origin>> &Keys) const {
+    std::vector<uint64_t> Order;
+    for (uint64_t N = 1; N <= Options.LoopBound; ++N)
+      Order.push_back(N);
+    Order.push_back(0);
+    std::vector<std::vector<uint64_t>> Combos{{}};
+    for (size_t K = 0; K < Keys.size(); ++K) {
+      std::vector<std::vector<uint64_t>> Longer;
+      for (uint64_t N : Order) // the first loop varies fastest
+        for (const std::vector<uint64_t> &Rest : Combos) {
+          Longer.push_back({N});
+          Longer.back().insert(Longer.back().end(), Rest.begin(), Rest.end());
+        }
+      Combos = std::move(Longer);
+    }
+    for (auto &Combo : Combos)
+      std::reverse(Combo.begin(), Combo.end());
+    std::vector<uint64_t> AtLaunch = launchTripCounts(Keys);
+    auto It = std::find(Combos.begin(), Combos.end(), AtLaunch);
+    if (!AtLaunch.empty() && It != Combos.end())
+      std::rotate(Combos.begin(), It, It + 1);
+    return Combos;
+  }
+
+  /// The trip count of each loop at the preferred launch, when its values
+  /// fix every one within the bound; otherwise empty.
+  std::vector<uint64_t>
+  launchTripCounts(const std::vector<std::pair<LoopKey, Origin>> &Keys) const {
+    std::unordered_map<const Expr *, const Expr *> Values;
+    for (auto [Symbol, Value] : Options.Preferred)
+      Values[Symbol] = Value;
+    std::vector<uint64_t> Trips;
+    if (Values.empty())
+      return Trips;
+    for (const auto &[Key, From] : Keys) {
+      std::optional<uint64_t> Found;
+      for (uint64_t N = 0; N <= Options.LoopBound && !Found; ++N)
+        if (ir::substitute(C, ttir::tripCountCase(C, Key, N), Values)->isTrue())
+          Found = N;
+      if (!Found)
+        return {};
+      Trips.push_back(*Found);
+    }
+    return Trips;
   }
 
   /// Adds the op where the target departs from the source

@@ -2,6 +2,10 @@
 #include "ir/Expr.h"
 #include "ir/Interpreter.h"
 
+#include <functional>
+#include <map>
+#include <random>
+
 #include <gtest/gtest.h>
 
 using namespace stagecheck::ir;
@@ -255,6 +259,92 @@ TEST(Interpreter, ReadsAndCallsComeFromTheEnvironment) {
   Interpreter In(Env);
   EXPECT_EQ(In.eval(E).asDouble(), 7.0);
   EXPECT_FALSE(In.usedHostFallback());
+}
+
+// A guard that is false leaves what it guards unevaluated: no buffer
+// element is asked for and a missing symbol there is no error.
+TEST(Interpreter, SelectsAndBooleanConnectivesEvaluateOnlyWhatDecides) {
+  Context C;
+  Type I64 = Type::i(64), F32 = Type::f32();
+  const Expr *G = C.symbol("g", Type::boolean());
+  const Expr *Unset = C.symbol("unset", I64);
+  const Expr *Element = C.read("x", F32, Unset);
+  const Expr *Big = C.fcmp(FCmpPredicate::Ogt, Element, C.floatConst(F32, 1));
+  Env Env;
+  Env.setSymbol("g", Value::ofBool(false));
+  unsigned Asked = 0;
+  auto Count = [&](const std::string &, uint64_t, Type T) {
+    ++Asked;
+    return Value::ofBits(T, 0);
+  };
+  Interpreter In(Env, Count);
+  EXPECT_FALSE(In.eval(C.andOf(G, Big)).isTrue());
+  EXPECT_TRUE(In.eval(C.orOf(C.notOf(G), Big)).isTrue());
+  EXPECT_EQ(In.eval(C.select(G, Element, C.floatConst(F32, 2))).asDouble(), 2.0);
+  EXPECT_EQ(Asked, 0u);
+  // The operand that is needed is still evaluated (and may fail).
+  EXPECT_THROW(In.eval(C.select(C.notOf(G), Element, C.floatConst(F32, 2))),
+               EvalError);
+}
+
+// Lazy and strict evaluation agree wherever strict evaluation has a value:
+// random DAGs of selects, connectives and arithmetic over a few symbols.
+TEST(Interpreter, LazyEvaluationAgreesWithEveryOperandEvaluated) {
+  Context C;
+  Type T = Type::i(8);
+  std::vector<const Expr *> Ints, Bools;
+  for (int I = 0; I < 4; ++I)
+    Ints.push_back(C.symbol("s" + std::to_string(I), T));
+  std::mt19937 Rng(7);
+  for (int Step = 0; Step < 400; ++Step) {
+    auto Int = [&] { return Ints[Rng() % Ints.size()]; };
+    switch (Rng() % 5) {
+    case 0:
+      Ints.push_back(C.add(Int(), Int()));
+      break;
+    case 1:
+      Bools.push_back(C.icmp(ICmpPredicate::Slt, Int(), Int()));
+      break;
+    case 2:
+      if (!Bools.empty())
+        Ints.push_back(C.select(Bools[Rng() % Bools.size()], Int(), Int()));
+      break;
+    default:
+      if (Bools.size() >= 2) {
+        const Expr *A = Bools[Rng() % Bools.size()];
+        const Expr *B = Bools[Rng() % Bools.size()];
+        Bools.push_back(Rng() % 2 ? C.andOf(A, B) : C.orOf(A, C.notOf(B)));
+      }
+    }
+  }
+  for (uint64_t Trial = 0; Trial < 50; ++Trial) {
+    Env Env;
+    std::map<const Expr *, uint64_t> Strict;
+    for (int I = 0; I < 4; ++I) {
+      uint64_t V = Rng() & 0xff;
+      Env.setSymbol("s" + std::to_string(I), Value::ofBits(T, V));
+      Strict[Ints[I]] = V;
+    }
+    // Strict: every operand, in creation order.
+    std::function<uint64_t(const Expr *)> Value_ = [&](const Expr *E) {
+      auto It = Strict.find(E);
+      if (It != Strict.end())
+        return It->second;
+      std::vector<Value> Ops;
+      for (const Expr *O : E->operands())
+        Ops.push_back(Value::ofBits(O->type(), Value_(O)));
+      uint64_t V = E->isConst() ? E->constBits()
+                                : applyOp(E->op(), E->type(), Ops,
+                                          E->rawAttribute()).Bits;
+      Strict[E] = V;
+      return V;
+    };
+    Interpreter Lazy(Env);
+    for (const Expr *E : Bools)
+      EXPECT_EQ(Lazy.eval(E).Bits, Value_(E));
+    for (const Expr *E : Ints)
+      EXPECT_EQ(Lazy.eval(E).Bits, Value_(E));
+  }
 }
 
 namespace {

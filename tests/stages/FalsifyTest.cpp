@@ -76,4 +76,23 @@ TEST(Falsify, TakesSizesFromTheBaseAndDrawsItsFloatsAfresh) {
   EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
 }
 
+/// A launch of 1000 programs whose last program goes wrong: wild program
+/// ids are almost never below the grid, let alone its last one, so trials
+/// draw ids within the grid the trial has, its edges among them.
+TEST(Falsify, DrawsProgramIdsWithinTheGrid) {
+  Context C;
+  Type I32 = Type::i(32);
+  const Expr *Pid = C.symbol("pid.x", I32, SymbolRole::ProgramId);
+  const Expr *Grid = C.symbol("nprog.x", I32, SymbolRole::NumPrograms);
+  const Expr *Violation =
+      C.andOf(C.icmp(ICmpPredicate::Eq, Grid, C.intConst(I32, 1000)),
+              C.icmp(ICmpPredicate::Eq, Pid, C.intConst(I32, 999)));
+  stages::FalsifyOptions O;
+  O.Trials = 32;
+  O.Base.setSymbol("nprog.x", Value::ofBits(I32, 1000));
+  std::optional<Env> Found = stages::falsify(Violation, O);
+  ASSERT_TRUE(Found);
+  EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
+}
+
 } // namespace
