@@ -77,7 +77,9 @@ struct TtgirToLlirOptions {
   std::vector<std::pair<const ir::Expr *, const ir::Expr *>> Launch;
   /// Wall-clock limit of the whole check (every solver query stops at it,
   /// smt::SolverOptions::Deadline); reaching it gives `unknown`. 0: none.
-  double TimeLimitSeconds = 90;
+  /// The command line's pair limit (--pair-time-limit-s) has the same
+  /// default; the lower of the two applies.
+  double TimeLimitSeconds = 300;
 };
 
 /// Checks that the LLVM IR file refines the TTGIR file. Malformed input
