@@ -526,8 +526,9 @@ private:
     if (Options.Preferred.empty())
       return std::nullopt;
     Env Start = Found;
-    for (auto [Symbol, Value] : Options.Preferred)
-      Start.setSymbol(Symbol->name(), Value::ofBits(Value->type(), Value->constBits()));
+    const Env Launch = preferredValues();
+    for (const auto &[Name, V] : Launch.symbols())
+      Start.setSymbol(Name, V);
     const Expr *There = C.andOf(Violation, preferred());
     try {
       if (Interpreter(Start).eval(There).isTrue())

@@ -326,13 +326,13 @@ TEST(Interpreter, LazyEvaluationAgreesWithEveryOperandEvaluated) {
       Strict[Ints[I]] = V;
     }
     // Strict: every operand, in creation order.
-    std::function<uint64_t(const Expr *)> Value_ = [&](const Expr *E) {
+    std::function<uint64_t(const Expr *)> strictValue = [&](const Expr *E) {
       auto It = Strict.find(E);
       if (It != Strict.end())
         return It->second;
       std::vector<Value> Ops;
       for (const Expr *O : E->operands())
-        Ops.push_back(Value::ofBits(O->type(), Value_(O)));
+        Ops.push_back(Value::ofBits(O->type(), strictValue(O)));
       uint64_t V = E->isConst() ? E->constBits()
                                 : applyOp(E->op(), E->type(), Ops,
                                           E->rawAttribute()).Bits;
@@ -341,9 +341,9 @@ TEST(Interpreter, LazyEvaluationAgreesWithEveryOperandEvaluated) {
     };
     Interpreter Lazy(Env);
     for (const Expr *E : Bools)
-      EXPECT_EQ(Lazy.eval(E).Bits, Value_(E));
+      EXPECT_EQ(Lazy.eval(E).Bits, strictValue(E));
     for (const Expr *E : Ints)
-      EXPECT_EQ(Lazy.eval(E).Bits, Value_(E));
+      EXPECT_EQ(Lazy.eval(E).Bits, strictValue(E));
   }
 }
 

@@ -10,6 +10,13 @@ using namespace stagecheck::ir;
 
 namespace {
 
+/// Testing finds an input, and the input makes the violation true.
+void expectFalsified(const Expr *Violation, const stages::FalsifyOptions &O) {
+  std::optional<Env> Found = stages::falsify(Violation, O);
+  ASSERT_TRUE(Found);
+  EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
+}
+
 /// max(a, b) as `a > b ? a : b` against `a >= b ? a : b`, over eight
 /// elements: the two differ only when they meet +0 and -0, which ordinary
 /// draws never give (the signed-zero trials do).
@@ -29,9 +36,7 @@ TEST(Falsify, FindsTheSignOfZeroThatAMaxPicks) {
                               C.cast(Op::Bitcast, Loose, Type::i(32)));
   stages::FalsifyOptions O;
   O.Trials = 16; // one round of every kind of trial
-  std::optional<Env> Found = stages::falsify(Differ, O);
-  ASSERT_TRUE(Found);
-  EXPECT_TRUE(Interpreter(*Found).eval(Differ).isTrue());
+  expectFalsified(Differ, O);
 }
 
 /// A store of elements e < n, for all 0 <= e < 256, that goes wrong for
@@ -50,9 +55,7 @@ TEST(Falsify, ReachesAnElementThatASmallSizeStillWrites) {
   stages::FalsifyOptions O;
   O.Trials = 32;
   O.Ranges.push_back({E, 256});
-  std::optional<Env> Found = stages::falsify(Violation, O);
-  ASSERT_TRUE(Found);
-  EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
+  expectFalsified(Violation, O);
 }
 
 /// A base model meets the launch assumptions (here n = 12345, which no
@@ -71,9 +74,7 @@ TEST(Falsify, TakesSizesFromTheBaseAndDrawsItsFloatsAfresh) {
   O.Trials = 16;
   O.Base.setSymbol("n", Value::ofBits(I32, 12345));
   O.Base.setSymbol("scale", Value::ofBits(F32, 0x7fc00000)); // NaN
-  std::optional<Env> Found = stages::falsify(Violation, O);
-  ASSERT_TRUE(Found);
-  EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
+  expectFalsified(Violation, O);
 }
 
 /// A launch of 1000 programs whose last program goes wrong: wild program
@@ -90,9 +91,7 @@ TEST(Falsify, DrawsProgramIdsWithinTheGrid) {
   stages::FalsifyOptions O;
   O.Trials = 32;
   O.Base.setSymbol("nprog.x", Value::ofBits(I32, 1000));
-  std::optional<Env> Found = stages::falsify(Violation, O);
-  ASSERT_TRUE(Found);
-  EXPECT_TRUE(Interpreter(*Found).eval(Violation).isTrue());
+  expectFalsified(Violation, O);
 }
 
 } // namespace
