@@ -823,8 +823,69 @@ const Expr *Context::fcmp(FCmpPredicate P, const Expr *A, const Expr *B) {
   return make(Op::FCmp, Ops, uint8_t(P));
 }
 
+const Expr *Context::existing(Op O, Type T,
+                              std::span<const Expr *const> Ops,
+                              uint8_t Attr) const {
+  Expr &Probe = P->Probe;
+  Probe.Kind = O;
+  Probe.Ty = T;
+  Probe.Attr = Attr;
+  Probe.Bits = 0;
+  Probe.Name = nullptr;
+  Probe.Operands = Ops.data();
+  Probe.NumOperands = unsigned(Ops.size());
+  auto It = P->Table.find(&Probe);
+  return It == P->Table.end() ? nullptr : *It;
+}
+
+/// X with each value a square of it could take put in one orientation:
+/// a - b and b - a (in a rounding that is symmetric about zero), -y and y,
+/// -k and k differ at most in sign, which a square loses; a select's arms
+/// each, since the square takes one of them. Returns X when nothing turns.
+/// A difference turns only to a reverse that exists already and is older:
+/// an order by operands would separate the square from the difference's
+/// other uses ((x - mean)^2 beside (x - mean) * rstd), while two spellings
+/// of one kernel in one context meet on the one built first.
+const Expr *squaredAlike(Context &C, const Expr *X) {
+  switch (X->op()) {
+  case Op::FSub: {
+    RoundingMode M = X->rounding();
+    bool Symmetric = M == RoundingMode::NearestEven ||
+                     M == RoundingMode::TowardZero ||
+                     M == RoundingMode::NearestAway;
+    const Expr *Reversed[] = {X->operand(1), X->operand(0)};
+    const Expr *Other =
+        Symmetric ? C.existing(Op::FSub, X->type(), Reversed, X->rawAttribute())
+                  : nullptr;
+    return Other && Other->id() < X->id() ? Other : X;
+  }
+  case Op::FNeg:
+    return squaredAlike(C, X->operand(0));
+  case Op::Const: {
+    uint64_t Sign = uint64_t(1) << (X->type().bits() - 1);
+    return X->type().isFloat() && (X->constBits() & Sign)
+               ? C.constant(X->type(), X->constBits() & ~Sign)
+               : X;
+  }
+  case Op::Select: {
+    const Expr *T = squaredAlike(C, X->operand(1));
+    const Expr *F = squaredAlike(C, X->operand(2));
+    if (T == X->operand(1) && F == X->operand(2))
+      return X;
+    return C.select(X->operand(0), T, F);
+  }
+  default:
+    return X;
+  }
+}
+
 const Expr *Context::floatBinary(Op O, const Expr *A, const Expr *B,
                                  RoundingMode M) {
+  // x * x is (-x) * (-x) bit for bit in every rounding (the exact products
+  // are one number): squares of a difference and of its reverse are one
+  // node.
+  if (O == Op::FMul && A == B)
+    A = B = squaredAlike(*this, A);
   const Expr *Ops[] = {A, B};
   return make(O, Ops, hasRounding(O) ? uint8_t(M) : 0);
 }

@@ -11,7 +11,9 @@
 //  - integer identities fold: x+0, x-0, x*1, x*0, x&0, x&~0, x|0, x|~0, x^0,
 //    x-x, x^x, x&x, x|x, not(not x), icmp of x with itself, select on a
 //    constant condition, select(c, x, x), casts to the same type;
-//  - floating-point expressions fold only when constant (x+0.0 is not x).
+//  - floating-point expressions fold only when constant (x+0.0 is not x);
+//  - a square x * x takes x in one orientation: (b - a)^2 is (a - b)^2 when
+//    a - b was built before b - a, (-x)^2 is x^2, through a select's arms.
 //
 // Adding an op: add it to Ops.def, give it a folding rule in Interpreter.cpp
 // (the concrete semantics), an encoding in smt/Encoder.cpp, a line in the
@@ -226,6 +228,10 @@ private:
   std::unique_ptr<Impl> P;
   const Expr *intern(Op O, Type T, std::span<const Expr *const> Operands,
                      uint8_t Attr, const std::string *Name, uint64_t Bits);
+  /// The node intern would return, if it exists already; else null.
+  const Expr *existing(Op O, Type T, std::span<const Expr *const> Operands,
+                       uint8_t Attr) const;
+  friend const Expr *squaredAlike(Context &C, const Expr *X);
   const Expr *fold(Op O, Type T, std::span<const Expr *const> Operands,
                    uint8_t Attr, const std::string *Name);
   Type checkAndInferType(Op O, std::span<const Expr *const> Operands,

@@ -27,6 +27,9 @@ bool sameOperation(Context &C, const Expr *A, const Expr *B) {
   }
 }
 
+/// The first two operands of O are ordered by node id (ir/Expr.h).
+bool operandsOrderedById(Op O) { return isCommutative(O) || O == Op::Fma; }
+
 } // namespace
 
 std::optional<std::vector<std::pair<const Expr *, const Expr *>>>
@@ -61,8 +64,15 @@ differingSubterms(Context &C, const Expr *A, const Expr *B, size_t Limit) {
         return std::nullopt;
       continue;
     }
+    // The factory orders a commutative pair by node id, so a changed
+    // operand may sit on the other side: pair what is shared first.
+    bool Crossed = operandsOrderedById(X->op()) &&
+                   (X->operand(0) == Y->operand(1) ||
+                    X->operand(1) == Y->operand(0)) &&
+                   X->operand(0) != Y->operand(0) &&
+                   X->operand(1) != Y->operand(1);
     for (size_t K = 0; K < X->numOperands(); ++K)
-      Work.push_back({X->operand(K), Y->operand(K)});
+      Work.push_back({X->operand(K), Y->operand(Crossed && K < 2 ? 1 - K : K)});
   }
   return Places;
 }

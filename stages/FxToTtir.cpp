@@ -1571,7 +1571,7 @@ void registerFxToTtirChecker(KernelLifter Lift) {
         F.Check.Arithmetic = smt::Mode::Real;
         return checkFxToTtir(C, M, Lift, F);
       },
-      "fx-ttir-3");
+      "fx-ttir-4");
 }
 
 } // namespace stagecheck::stages

@@ -299,7 +299,8 @@ private:
   /// an input that satisfies it, since random launches rarely reach a
   /// guarded write that the assumptions' own model may miss.
   bool check(const std::string &Name, const Expr *Violation,
-             const BufferQuery *Where, const Expr *Precondition = nullptr) {
+             const BufferQuery *Where, const Expr *Precondition = nullptr,
+             const Expr *AtThePlaces = nullptr) {
     // Bit-exact queries first meet random testing: a failing input found
     // that way is already a concrete, interpreter-checked counterexample.
     // (Over the reals the interpreter's IEEE answer would not count.)
@@ -351,6 +352,8 @@ private:
                                 ""});
       return true;
     }
+    if (AtThePlaces && provedAtThePlaces(Name, AtThePlaces))
+      return true;
     smt::Query Q{Name, Violation, {}, Options.Arithmetic};
     smt::QueryResult R = smt::solve(Q, Options.Solver);
     Result.Queries.push_back({Name, R.Kind, R.Reason, R.Seconds, R.DumpedTo});
@@ -690,11 +693,36 @@ private:
     return checkFinalContent(B, S, T);
   }
 
+  /// A violation implied by Name's, with the two values' difference asked
+  /// only where they part (DifferingSubterms.h): when no place can differ,
+  /// neither can the values, since the operations above the places are
+  /// one function of equal operands. A short solver call that leaves out
+  /// that arithmetic (the polynomial above a mutated conversion, a
+  /// division by it); undecided, the whole query is asked.
+  bool provedAtThePlaces(const std::string &Name, const Expr *AtThePlaces) {
+    smt::SolverOptions Quick = Options.Solver;
+    Quick.TimeoutMs = std::min(Quick.TimeoutMs, PlacesTimeoutMs);
+    smt::QueryResult R =
+        smt::solve({Name, AtThePlaces, {}, Options.Arithmetic}, Quick);
+    if (R.Kind != smt::Outcome::Proved)
+      return false;
+    Result.Queries.push_back({Name, R.Kind,
+                              "where the two values part, they are equal",
+                              R.Seconds, R.DumpedTo});
+    return true;
+  }
+
+  static constexpr unsigned PlacesTimeoutMs = 4000;
+
   /// i1: the two values differ, with where they can (DifferingSubterms.h)
-  /// when the two are one computation but for a few places. Bit-exact
+  /// when the two are one computation but for a few places; that second
+  /// condition alone goes to *Places (null when there is none). Bit-exact
   /// values are compared with their choices between +0 and -0 that cannot
   /// reach the value made one way (ZeroSign.h).
-  const Expr *valuesDiffer(const Expr *S, const Expr *T) {
+  const Expr *valuesDiffer(const Expr *S, const Expr *T,
+                           const Expr **Places = nullptr) {
+    if (Places)
+      *Places = nullptr;
     if (S == T)
       return C.falseExpr(); // one node: the same data for every input
     if (Options.Arithmetic != smt::Mode::IEEE)
@@ -702,8 +730,11 @@ private:
     S = settleZeroSignChoices(C, S);
     T = settleZeroSignChoices(C, T);
     const Expr *D = differs(C, S, T, Options.Arithmetic);
-    if (const Expr *Somewhere = someSubtermDiffers(C, S, T))
+    if (const Expr *Somewhere = someSubtermDiffers(C, S, T)) {
       D = C.andOf(D, Somewhere);
+      if (Places)
+        *Places = Somewhere;
+    }
     return D;
   }
 
@@ -721,8 +752,9 @@ private:
       const Expr *Context = C.andOf(inRange(C, WS.Bound), SourceDefined);
       BufferQuery Q{B, WS.Index, {}, WS.Bound};
       std::string Name = storeName(B.Name, K, S.size());
+      const Expr *Places;
       const Expr *Mismatch =
-          C.orOf(C.notOf(DefinedT), valuesDiffer(WS.Value, ValueT));
+          C.orOf(C.notOf(DefinedT), valuesDiffer(WS.Value, ValueT, &Places));
       const Expr *Matters = C.andOf(Context, C.andOf(WS.Guard, WS.Defined));
       bool Ok =
           check(Name + ": guards",
@@ -731,7 +763,9 @@ private:
                 C.andOf(Context, C.andOf(WS.Guard, C.icmp(ICmpPredicate::Ne,
                                                           WS.Index, IndexT))),
                 &Q) &&
-          check(Name + ": values", C.andOf(Matters, Mismatch), &Q, Matters);
+          check(Name + ": values", C.andOf(Matters, Mismatch), &Q, Matters,
+                Places ? C.andOf(Matters, C.orOf(C.notOf(DefinedT), Places))
+                       : nullptr);
       if (!Ok && !deferUnknown())
         return false;
     }
@@ -786,12 +820,15 @@ private:
     if (!check("elements written to " + B.Name,
                C.andOf(SourceDefined, C.xorOf(FS.Written, FT.Written)), &Q))
       return false;
+    const Expr *Places;
     const Expr *Mismatch =
-        C.orOf(C.notOf(FT.Defined), valuesDiffer(FS.Value, FT.Value));
-    return check("values written to " + B.Name,
-                 C.andOf(SourceDefined,
-                         C.andOf(C.andOf(FS.Written, FS.Defined), Mismatch)),
-                 &Q);
+        C.orOf(C.notOf(FT.Defined), valuesDiffer(FS.Value, FT.Value, &Places));
+    const Expr *Matters =
+        C.andOf(SourceDefined, C.andOf(FS.Written, FS.Defined));
+    return check("values written to " + B.Name, C.andOf(Matters, Mismatch),
+                 &Q, nullptr,
+                 Places ? C.andOf(Matters, C.orOf(C.notOf(FT.Defined), Places))
+                        : nullptr);
   }
 
   static constexpr uint64_t MaxInstances = 1 << 14;

@@ -2,6 +2,7 @@
 #include "ir/Expr.h"
 #include "ir/Interpreter.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <random>
@@ -166,6 +167,52 @@ TEST(Folding, OneChoiceIsOneNode) {
   EXPECT_EQ(C.fcmp(FCmpPredicate::Uno, X, C.floatConst(F32, 0.0)),
             C.fcmp(FCmpPredicate::Uno, X, X));
   EXPECT_NE(C.fcmp(FCmpPredicate::Uno, X, Y), C.fcmp(FCmpPredicate::Uno, X, X));
+}
+
+// (a - b)^2 and (b - a)^2 are one node once a - b exists, also through a
+// select whose arms are a difference and a zero of either sign (a masked
+// variance), and the node's value is the square of either orientation on
+// special values.
+TEST(Folding, ASquareOfADifferenceHasOneOrientation) {
+  Context C;
+  Type F = Type::f32();
+  const Expr *A = C.symbol("a", F), *B = C.symbol("b", F);
+  const Expr *M = C.symbol("m", Type::boolean());
+  auto Square = [&](const Expr *X) {
+    return C.floatBinary(Op::FMul, X, X, RoundingMode::NearestEven);
+  };
+  auto Minus = [&](const Expr *X, const Expr *Y, RoundingMode R) {
+    return C.floatBinary(Op::FSub, X, Y, R);
+  };
+  const RoundingMode RNE = RoundingMode::NearestEven;
+  EXPECT_EQ(Square(Minus(A, B, RNE)), Square(Minus(B, A, RNE)));
+  EXPECT_EQ(Square(C.unary(Op::FNeg, A)), Square(A));
+  EXPECT_EQ(Square(C.select(M, Minus(A, B, RNE), C.floatConst(F, 0.0))),
+            Square(C.select(M, Minus(B, A, RNE), C.floatConst(F, -0.0))));
+  // A difference whose reverse was never built keeps its orientation, so
+  // its square and its other uses share it.
+  const Expr *X = C.symbol("x", F), *Y = C.symbol("y", F);
+  EXPECT_EQ(Square(Minus(Y, X, RNE))->operand(0), Minus(Y, X, RNE));
+  // Rounding down is not symmetric about zero: a - b is not -(b - a).
+  EXPECT_NE(Square(Minus(A, B, RoundingMode::Down)),
+            Square(Minus(B, A, RoundingMode::Down)));
+  const double Specials[] = {0.0, -0.0, 1.0, -1.0, 3.5, 1e-40, -1e-40,
+                             1e38, -1e38, INFINITY, -INFINITY, NAN};
+  const Expr *Folded = Square(Minus(B, A, RNE));
+  for (double X : Specials)
+    for (double Y : Specials) {
+      Env E;
+      E.setSymbol("a", Value::ofDouble(F, X));
+      E.setSymbol("b", Value::ofDouble(F, Y));
+      Value D = applyOp(Op::FSub, F,
+                        std::vector<Value>{Value::ofDouble(F, Y),
+                                           Value::ofDouble(F, X)},
+                        uint8_t(RNE));
+      Value Expected = applyOp(Op::FMul, F, std::vector<Value>{D, D},
+                               uint8_t(RNE));
+      EXPECT_TRUE(Interpreter(E).eval(Folded).sameAs(Expected))
+          << "b - a squared at a = " << X << ", b = " << Y;
+    }
 }
 
 TEST(Folding, ComparisonsHaveOneSpelling) {

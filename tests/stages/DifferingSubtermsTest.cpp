@@ -79,6 +79,50 @@ TEST(DifferingSubterms, AMaxPickingTheOtherOfEqualValues) {
   EXPECT_GT(Differ, 0u); // d - (+0) and d - (-0) differ at d = -0
 }
 
+// The factory orders a commutative op's operands by node id: a changed
+// operand created after the shared one moves to the other side, and the
+// place is still the change, not both operand slots.
+TEST(DifferingSubterms, AChangedOperandThatMovedSides) {
+  Context C;
+  Type F = Type::f32(), I = Type::i(32);
+  const Expr *X = C.symbol("x", I), *Y = C.symbol("y", F);
+  auto Converted = [&](RoundingMode M) {
+    const Expr *Operands[] = {X};
+    return C.make(Op::SIToFP, Operands, uint8_t(M), F);
+  };
+  // The shared constant is made between the two conversions.
+  const Expr *ConvertedNear = Converted(RoundingMode::NearestEven);
+  const Expr *K = C.floatConst(F, 0.6931472);
+  const Expr *ConvertedZero = Converted(RoundingMode::TowardZero);
+  const Expr *Near = C.fma(ConvertedNear, K, Y);
+  const Expr *Zero = C.fma(ConvertedZero, K, Y);
+  ASSERT_NE(Near->operand(0)->op(), Zero->operand(0)->op())
+      << "the converted value does not move: nothing is tested";
+  auto Places = differingSubterms(C, Near, Zero);
+  ASSERT_TRUE(Places);
+  ASSERT_EQ(Places->size(), 1u);
+  EXPECT_EQ((*Places)[0].first->op(), Op::SIToFP);
+  EXPECT_EQ((*Places)[0].second->op(), Op::SIToFP);
+  const Expr *Somewhere = someSubtermDiffers(C, Near, Zero);
+  ASSERT_NE(Somewhere, nullptr);
+  unsigned Differ = 0;
+  const uint64_t Xs[] = {0, 1, 16777217, 16777219, 0x7fffffff, 0x80000001,
+                         0xfffffffd, 123456789};
+  const double Ys[] = {0.0, -0.0, 1.0, -3.5e9, 1e30, NAN};
+  for (uint64_t XV : Xs)
+    for (double YV : Ys) {
+      Env E;
+      E.setSymbol("x", Value::ofBits(I, XV));
+      E.setSymbol("y", Value::ofDouble(F, YV));
+      Interpreter In(E);
+      if (In.eval(Near).Bits != In.eval(Zero).Bits) {
+        ++Differ;
+        EXPECT_TRUE(In.eval(Somewhere).isTrue()) << XV << " " << YV;
+      }
+    }
+  EXPECT_GT(Differ, 0u); // 2^24 + 3 rounds up to nearest, down toward zero
+}
+
 TEST(DifferingSubterms, NothingWhenTheRootsDifferOrThereAreTooMany) {
   Context C;
   Type T = Type::i(8);

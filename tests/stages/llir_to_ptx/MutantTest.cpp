@@ -98,4 +98,32 @@ TEST_P(PtxMutant, GivesACounterexampleNamingThePtxLine) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PtxMutant, testing::ValuesIn(Cases), name);
 
+// A mutant that changes nothing: logf's reduction converts the exponent
+// field (a multiple of 2^23 with at most nine significant bits) to float,
+// exactly in any rounding. Proved where the two part, without the
+// polynomial above the conversion the whole query timed out on.
+TEST(PtxMutantAlike, AnExactConversionIsProvedInAnyRounding) {
+  bundle::Manifest M = bundle::loadBundle(
+      std::string(STAGECHECK_TEST_DIR "/corpus/inductor_log_softmax"));
+  ASSERT_FALSE(M.launches().empty());
+  const bundle::Launch &L = *M.launches().front();
+  stages::StageText Llir{test::fileText(L.file("llir")), L.file("llir")};
+  std::string Ptx = test::fileText(L.file("ptx"));
+  auto Mutant = test::mutatePtx(Ptx, PtxMutation::CvtRounding,
+                                "cvt.rn.f32.s32");
+  ASSERT_TRUE(Mutant) << "no site for the mutation";
+  stages::LlirToPtxOptions O;
+  O.FpFusion = bundle::readKernelMetadata(L.file("metadata")).FpFusion;
+  ir::Context C;
+  stages::PairResult R = stages::checkLlirToPtx(
+      C, Llir, stages::StageText{Mutant->Text, L.file("ptx")},
+      L.interface(M.Tensors), O);
+  EXPECT_EQ(R.Kind, stages::Verdict::Proved)
+      << stages::spelling(R.Kind) << ": " << R.Reason;
+  unsigned AtThePlaces = 0;
+  for (const stages::QueryReport &Q : R.Queries)
+    AtThePlaces += Q.Reason.find("where the two values part") != std::string::npos;
+  EXPECT_GT(AtThePlaces, 0u);
+}
+
 } // namespace
