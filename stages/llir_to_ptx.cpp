@@ -773,30 +773,34 @@ private:
   /// 16 s of limits reached on exchanges the whole query proves by cases.
   smt::QueryResult exchangeAtThePlaces(const Exchange &A, const Exchange &B,
                                        const Expr *Defined) {
-    const Expr *Operands = C.falseExpr();
     bool Narrowed = false;
-    for (size_t J = 0; J < A.Operands.size(); ++J) {
-      const Expr *Places = someSubtermDiffers(C, A.Operands[J], B.Operands[J]);
-      Narrowed |= Places != nullptr;
-      Operands = C.orOf(Operands, Places ? Places
-                                         : differs(C, A.Operands[J],
-                                                   B.Operands[J]));
-    }
+    const Expr *Violation =
+        exchangeDiffers(A, B, [&](const Expr *X, const Expr *Y) {
+          const Expr *Places = someSubtermDiffers(C, X, Y);
+          Narrowed |= Places != nullptr;
+          return Places ? Places : differs(C, X, Y);
+        });
     if (!Narrowed)
       return {};
     smt::SolverOptions Quick = Options.Check.Solver;
     Quick.TimeoutMs = std::min(Quick.TimeoutMs, 4000u);
-    const Expr *Violation =
-        C.orOf(C.xorOf(A.Guard, B.Guard), C.andOf(A.Guard, Operands));
     return smt::solve({"communication", C.andOf(Defined, Violation),
                        Assumptions, smt::Mode::IEEE},
                       Quick);
   }
 
-  const Expr *exchangeDiffers(const Exchange &A, const Exchange &B) {
+  /// i1: the two exchanges differ: in their guards, or where the guard
+  /// holds, in an operand, by OperandsDiffer (by default, as data).
+  const Expr *exchangeDiffers(
+      const Exchange &A, const Exchange &B,
+      const std::function<const Expr *(const Expr *, const Expr *)>
+          &OperandsDiffer = nullptr) {
     const Expr *Operands = C.falseExpr();
     for (size_t J = 0; J < A.Operands.size(); ++J)
-      Operands = C.orOf(Operands, differs(C, A.Operands[J], B.Operands[J]));
+      Operands = C.orOf(Operands,
+                        OperandsDiffer
+                            ? OperandsDiffer(A.Operands[J], B.Operands[J])
+                            : differs(C, A.Operands[J], B.Operands[J]));
     return C.orOf(C.xorOf(A.Guard, B.Guard), C.andOf(A.Guard, Operands));
   }
 

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 using namespace stagecheck;
 using namespace stagecheck::ir;
@@ -17,6 +19,24 @@ using stages::differingSubterms;
 using stages::someSubtermDiffers;
 
 namespace {
+
+/// How many of Inputs make A and B differ; every one of them must make
+/// Somewhere true (the implication the solver is given).
+unsigned differingInputs(const Expr *A, const Expr *B, const Expr *Somewhere,
+                         const std::vector<Env> &Inputs) {
+  unsigned Differ = 0;
+  for (const Env &E : Inputs) {
+    Interpreter I(E);
+    if (I.eval(A).Bits != I.eval(B).Bits) {
+      ++Differ;
+      std::string Shown;
+      for (const auto &[Name, V] : E.symbols())
+        Shown += Name + " = " + std::to_string(V.Bits) + " ";
+      EXPECT_TRUE(I.eval(Somewhere).isTrue()) << Shown;
+    }
+  }
+  return Differ;
+}
 
 TEST(DifferingSubterms, AMutatedComparisonIsTheOnePlace) {
   Context C;
@@ -36,19 +56,15 @@ TEST(DifferingSubterms, AMutatedComparisonIsTheOnePlace) {
   EXPECT_EQ((*Places)[0].second, C.icmp(ICmpPredicate::Ule, X, K(5)));
   const Expr *Somewhere = someSubtermDiffers(C, Lt, Le);
   ASSERT_NE(Somewhere, nullptr);
-  unsigned Differ = 0;
+  std::vector<Env> Inputs;
   for (uint64_t XV = 0; XV < 32; ++XV)
     for (uint64_t YV = 0; YV < 32; ++YV) {
-      Env E;
+      Env &E = Inputs.emplace_back();
       E.setSymbol("x", Value::ofBits(T, XV));
       E.setSymbol("y", Value::ofBits(T, YV));
-      Interpreter I(E);
-      if (I.eval(Lt).Bits != I.eval(Le).Bits) {
-        ++Differ;
-        EXPECT_TRUE(I.eval(Somewhere).isTrue()) << "x = " << XV << ", y = " << YV;
-      }
     }
-  EXPECT_GT(Differ, 0u); // the mutant is a real one: the check can fail
+  // The mutant is a real one: the check can fail.
+  EXPECT_GT(differingInputs(Lt, Le, Somewhere, Inputs), 0u);
 }
 
 TEST(DifferingSubterms, AMaxPickingTheOtherOfEqualValues) {
@@ -62,21 +78,17 @@ TEST(DifferingSubterms, AMaxPickingTheOtherOfEqualValues) {
   const Expr *Somewhere = someSubtermDiffers(C, Gt, Ge);
   ASSERT_NE(Somewhere, nullptr) << printExpr(Gt);
   const double Values[] = {0.0, -0.0, 1.0, -2.5, 1e30, NAN, INFINITY};
-  unsigned Differ = 0;
+  std::vector<Env> Inputs;
   for (double AV : Values)
     for (double BV : Values)
       for (double DV : Values) {
-        Env E;
+        Env &E = Inputs.emplace_back();
         E.setSymbol("a", Value::ofDouble(F, AV));
         E.setSymbol("b", Value::ofDouble(F, BV));
         E.setSymbol("d", Value::ofDouble(F, DV));
-        Interpreter I(E);
-        if (I.eval(Gt).Bits != I.eval(Ge).Bits) {
-          ++Differ;
-          EXPECT_TRUE(I.eval(Somewhere).isTrue()) << AV << " " << BV << " " << DV;
-        }
       }
-  EXPECT_GT(Differ, 0u); // d - (+0) and d - (-0) differ at d = -0
+  // d - (+0) and d - (-0) differ at d = -0.
+  EXPECT_GT(differingInputs(Gt, Ge, Somewhere, Inputs), 0u);
 }
 
 // The factory orders a commutative op's operands by node id: a changed
@@ -105,22 +117,18 @@ TEST(DifferingSubterms, AChangedOperandThatMovedSides) {
   EXPECT_EQ((*Places)[0].second->op(), Op::SIToFP);
   const Expr *Somewhere = someSubtermDiffers(C, Near, Zero);
   ASSERT_NE(Somewhere, nullptr);
-  unsigned Differ = 0;
   const uint64_t Xs[] = {0, 1, 16777217, 16777219, 0x7fffffff, 0x80000001,
                          0xfffffffd, 123456789};
   const double Ys[] = {0.0, -0.0, 1.0, -3.5e9, 1e30, NAN};
+  std::vector<Env> Inputs;
   for (uint64_t XV : Xs)
     for (double YV : Ys) {
-      Env E;
+      Env &E = Inputs.emplace_back();
       E.setSymbol("x", Value::ofBits(I, XV));
       E.setSymbol("y", Value::ofDouble(F, YV));
-      Interpreter In(E);
-      if (In.eval(Near).Bits != In.eval(Zero).Bits) {
-        ++Differ;
-        EXPECT_TRUE(In.eval(Somewhere).isTrue()) << XV << " " << YV;
-      }
     }
-  EXPECT_GT(Differ, 0u); // 2^24 + 3 rounds up to nearest, down toward zero
+  // 2^24 + 3 rounds up to nearest, down toward zero.
+  EXPECT_GT(differingInputs(Near, Zero, Somewhere, Inputs), 0u);
 }
 
 TEST(DifferingSubterms, NothingWhenTheRootsDifferOrThereAreTooMany) {
