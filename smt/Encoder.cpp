@@ -429,7 +429,7 @@ z3::expr Encoder::castOp(const Expr *E) {
     if (From.isFloat()) {
       z3::expr IsNaN = wrap(Z, Z3_mk_fpa_is_nan(Z, A));
       Bits = z3::ite(IsNaN, Z.bv_val(uint64_t(fp::canonicalNaN(FF)), From.bits()),
-                     wrap(Z, Z3_mk_fpa_to_ieee_bv(Z, A)));
+                     bitPattern(A, From));
     } else {
       Bits = toBV(Z, A);
     }
@@ -673,6 +673,25 @@ z3::expr_vector Encoder::functionalConsistency() {
         continue;
       Out.push_back(z3::implies(Same, A.Result == B.Result));
     }
+  return Out;
+}
+
+z3::expr Encoder::bitPattern(const z3::expr &Float, Type T) {
+  if (!StandardBitPatterns)
+    return wrap(Z, Z3_mk_fpa_to_ieee_bv(Z, Float));
+  z3::expr Fresh = Z.bv_const(
+      ("bits#" + std::to_string(BitPatterns.size())).c_str(), T.bits());
+  BitPatterns.push_back({Fresh, Float});
+  return Fresh;
+}
+
+z3::expr_vector Encoder::bitPatternDefinitions() const {
+  z3::expr_vector Out(Z);
+  for (const BitPattern &P : BitPatterns) {
+    // SMT-LIB's = on floats is identity: -0 is not +0, and a NaN is a NaN.
+    z3::expr AsFloat = wrap(Z, Z3_mk_fpa_to_fp_bv(Z, P.Bits, P.Float.get_sort()));
+    Out.push_back(AsFloat == P.Float);
+  }
   return Out;
 }
 

@@ -27,8 +27,16 @@ public:
   /// With EliminateArrays, buffer reads and calls become fresh constants
   /// tied together by functionalConsistency() (Ackermann's reduction), so
   /// IEEE queries stay in QF_FPBV, where Z3 is much faster.
-  Encoder(z3::context &Z, Mode M, bool EliminateArrays = false)
-      : Z(Z), M(M), EliminateArrays(EliminateArrays) {}
+  ///
+  /// With StandardBitPatterns, a float's bit pattern is a fresh bit vector
+  /// that bitPatternDefinitions() ties to the float, instead of Z3's own
+  /// fp.to_ieee_bv, which SMT-LIB leaves out: the query then reads in any
+  /// solver (cvc5 re-checks the dumps). Equisatisfiable: a non-NaN float
+  /// has one pattern, and a NaN's pattern is never read (canonical NaN).
+  Encoder(z3::context &Z, Mode M, bool EliminateArrays = false,
+          bool StandardBitPatterns = false)
+      : Z(Z), M(M), EliminateArrays(EliminateArrays),
+        StandardBitPatterns(StandardBitPatterns) {}
   /// i1 becomes a Z3 Bool; other integers and pointers bit vectors; floats
   /// FP sorts (IEEE) or Real.
   z3::expr encode(const ir::Expr *E);
@@ -52,6 +60,9 @@ public:
   /// Reads of one buffer at equal indices are equal; calls of one function
   /// on equal arguments are equal. Needed only with EliminateArrays.
   z3::expr_vector functionalConsistency();
+  /// With StandardBitPatterns: each fresh pattern, read as a float, is the
+  /// float it stands for.
+  z3::expr_vector bitPatternDefinitions() const;
   /// The logic Z3 should use for what was encoded so far ("" for default).
   std::string logic() const;
 
@@ -69,6 +80,7 @@ private:
   z3::context &Z;
   Mode M;
   bool EliminateArrays;
+  bool StandardBitPatterns;
   bool SawReal = false, SawFloat = false;
   std::unordered_map<const ir::Expr *, z3::expr> Cache;
   struct Application { // a read (key: buffer) or a call (key: typed name)
@@ -77,6 +89,11 @@ private:
     z3::expr Result;
   };
   std::vector<Application> Applications;
+  struct BitPattern { // a fresh bit vector standing for a float's pattern
+    z3::expr Bits, Float;
+  };
+  std::vector<BitPattern> BitPatterns;
+  z3::expr bitPattern(const z3::expr &Float, ir::Type T);
 };
 
 } // namespace stagecheck::smt

@@ -4,6 +4,7 @@
 #include "smt/Encoder.h"
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <sys/resource.h>
@@ -51,6 +52,8 @@ z3::expr_vector encodeQuery(Encoder &Enc, const Query &Q) {
     Assertions.push_back(Enc.encode(A));
   for (const z3::expr &F : Enc.functionalConsistency())
     Assertions.push_back(F);
+  for (const z3::expr &F : Enc.bitPatternDefinitions())
+    Assertions.push_back(F);
   return Assertions;
 }
 
@@ -69,8 +72,7 @@ std::string smtLibScript(const Query &Q, z3::solver &S, const Encoder &Enc) {
 /// The child's whole job: encode, solve, and describe the answer in lines.
 ///   proved | unknown <reason> | sat, then per leaf "<i> <hex>..."
 std::string solveInChild(const Query &Q, const std::vector<const Expr *> &Leaves,
-                         unsigned TimeoutMs, unsigned Seed,
-                         const std::string &DumpPath) {
+                         unsigned TimeoutMs, unsigned Seed) {
   std::ostringstream Out;
   try {
     z3::context Z;
@@ -82,10 +84,6 @@ std::string solveInChild(const Query &Q, const std::vector<const Expr *> &Leaves
     P.set("random_seed", Seed);
     S.set(P);
     S.add(Assertions);
-    if (!DumpPath.empty()) {
-      std::ofstream F(DumpPath);
-      F << smtLibScript(Q, S, Enc);
-    }
     switch (S.check()) {
     case z3::unsat:
       Out << "proved\n";
@@ -156,6 +154,27 @@ ir::Env parseModel(std::istream &In, const std::vector<const Expr *> &Leaves) {
   return Model;
 }
 
+/// Writes the query with the answer it got as its SMT-LIB :status (unsat:
+/// proved, sat: a model was found, unknown), which a re-check compares with
+/// its own solver's answer.
+void writeDump(const Query &Q, Outcome Answer, const std::string &Path) {
+  std::string Script;
+  try {
+    Script = toSMTLib(Q);
+  } catch (const std::exception &E) { // e.g. Unsupported: said in the answer
+    std::ofstream(Path) << "; stagecheck query: " << Q.Name
+                        << "\n; not written: " << E.what() << "\n";
+    return;
+  }
+  const std::string Unset = "(set-info :status unknown)";
+  size_t At = Script.find(Unset);
+  if (At != std::string::npos && Answer != Outcome::Unknown)
+    Script.replace(At, Unset.size(),
+                   Answer == Outcome::Proved ? "(set-info :status unsat)"
+                                             : "(set-info :status sat)");
+  std::ofstream(Path) << Script;
+}
+
 std::string dumpPathFor(const Query &Q, const SolverOptions &O) {
   if (O.DumpDir.empty())
     return "";
@@ -163,8 +182,11 @@ std::string dumpPathFor(const Query &Q, const SolverOptions &O) {
   std::string Name;
   for (char C : Q.Name)
     Name += std::isalnum((unsigned char)C) ? C : '_';
-  return O.DumpDir + "/" + std::to_string(getpid()) + "-" +
-         std::to_string(Counter++) + "-" + Name + ".smt2";
+  // Numbered in the order asked, with the width that keeps it in sort order.
+  char Number[16];
+  std::snprintf(Number, sizeof Number, "%05u", Counter++);
+  return O.DumpDir + "/" + std::to_string(getpid()) + "-" + Number + "-" +
+         Name + ".smt2";
 }
 
 } // namespace
@@ -179,8 +201,7 @@ struct Attempt {
 
 /// Runs one solver attempt in a child process, killed after SliceMs.
 Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
-                   const SolverOptions &O, unsigned SliceMs, unsigned Seed,
-                   const std::string &DumpPath) {
+                   const SolverOptions &O, unsigned SliceMs, unsigned Seed) {
   ChildOptions Child;
   Child.KillAt =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(SliceMs);
@@ -189,7 +210,7 @@ Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
         rlim_t Bytes = rlim_t(O.MemoryLimitMB) * 1024 * 1024;
         struct rlimit Limit = {Bytes, Bytes};
         setrlimit(RLIMIT_AS, &Limit);
-        return solveInChild(Q, Leaves, SliceMs, Seed, DumpPath);
+        return solveInChild(Q, Leaves, SliceMs, Seed);
       },
       Child);
   switch (C.How) {
@@ -242,15 +263,17 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
     R.Kind = K;
     R.Reason = std::move(Reason);
     R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+    if (!R.DumpedTo.empty())
+      writeDump(Q, K, R.DumpedTo);
     return R;
   };
   if (!Q.Violation->type().isBool())
     return Finish(Outcome::Unknown, "query '" + Q.Name + "' is not a condition");
   if (Q.Violation->isFalse())
     return Finish(Outcome::Proved);
+  R.DumpedTo = dumpPathFor(Q, O);
 
   std::vector<const Expr *> Leaves = modelLeaves(Q);
-  R.DumpedTo = dumpPathFor(Q, O);
   // Bit-blasted float queries have heavy-tailed running times that depend on
   // the solver's random seed: restart with a new seed in doubling slices.
   unsigned Slice = std::min(O.TimeoutMs, 1000u);
@@ -263,8 +286,7 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
     unsigned Left = unsigned(O.TimeoutMs - Used);
     // The last slice takes all that is left rather than a sliver.
     unsigned ThisSlice = Left < 2 * Slice ? Left : Slice;
-    Attempt A = runAttempt(Q, Leaves, O, ThisSlice, Seed,
-                           Seed == 0 ? R.DumpedTo : "");
+    Attempt A = runAttempt(Q, Leaves, O, ThisSlice, Seed);
     if (A.How == Attempt::Failed)
       return Finish(Outcome::Unknown, A.Failure);
     if (A.How == Attempt::SliceOver) {
@@ -302,7 +324,8 @@ std::string solverVersion() {
 
 std::string toSMTLib(const Query &Q) {
   z3::context Z;
-  Encoder Enc(Z, Q.Arithmetic, Q.Arithmetic == Mode::IEEE);
+  Encoder Enc(Z, Q.Arithmetic, Q.Arithmetic == Mode::IEEE,
+              /*StandardBitPatterns=*/true);
   z3::expr_vector Assertions = encodeQuery(Enc, Q);
   z3::solver S = makeSolver(Z, Enc);
   S.add(Assertions);

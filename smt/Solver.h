@@ -56,7 +56,8 @@ QueryResult solve(const Query &Q, const SolverOptions &Options);
 /// "4.8.12", the solver library in use.
 std::string solverVersion();
 
-/// The query as an SMT-LIB script (declarations, assertions, check-sat).
+/// The query as an SMT-LIB script (declarations, assertions, check-sat) in
+/// the standard theories only, so another solver (cvc5) can re-check it.
 std::string toSMTLib(const Query &Q);
 
 } // namespace stagecheck::smt

@@ -97,7 +97,6 @@ private:
     if (All->isFalse())
       return false;
     smt::SolverOptions Quick = S;
-    Quick.DumpDir.clear();
     smt::QueryResult R =
         smt::solve({Q.Name + " (case)", All, {}, Q.Arithmetic}, Quick);
     return R.Kind != smt::Outcome::Proved;
@@ -202,7 +201,6 @@ fixedConditions(Context &C, const std::vector<const Expr *> &Conditions,
   auto Deadline = Clock::now() + std::chrono::milliseconds(TotalMs);
   smt::SolverOptions Quick = S;
   Quick.TimeoutMs = std::min(Quick.TimeoutMs, TimeoutMs);
-  Quick.DumpDir.clear();
   std::vector<std::pair<const Expr *, bool>> Fixed;
   for (const Expr *Cond : Conditions) {
     if (Clock::now() > Deadline)

@@ -1077,7 +1077,6 @@ private:
     }
     smt::SolverOptions Quick = Options.Check.Solver;
     Quick.TimeoutMs = std::min(Quick.TimeoutMs, 5000u);
-    Quick.DumpDir.clear();
     smt::QueryResult R = smt::solve(
         {"exact values at a tested input", Differs, Pins, smt::Mode::Real},
         Quick);

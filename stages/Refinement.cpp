@@ -224,7 +224,6 @@ private:
     auto Start = std::chrono::steady_clock::now();
     smt::SolverOptions Quick = Options.Solver;
     Quick.TimeoutMs = std::min(Quick.TimeoutMs, 5000u);
-    Quick.DumpDir.clear();
     for (size_t K = 0; K < S.size(); ++K) {
       if (T[K].Condition == S[K].Condition || T[K].Condition->isFalse())
         continue;
@@ -270,7 +269,6 @@ private:
         All = C.andOf(All, A);
       smt::SolverOptions Quick = Options.Solver;
       Quick.TimeoutMs = std::min(Quick.TimeoutMs, 2000u);
-      Quick.DumpDir.clear();
       smt::QueryResult R =
           smt::solve({"assumptions", All, {}, Options.Arithmetic}, Quick);
       if (R.Kind == smt::Outcome::Counterexample)
@@ -394,7 +392,6 @@ private:
                                const BufferQuery *Where) {
     smt::SolverOptions Quick = Options.Solver;
     Quick.TimeoutMs = std::min(Quick.TimeoutMs, 5000u);
-    Quick.DumpDir.clear();
     smt::QueryResult R =
         smt::solve({"where it matters", Precondition, {}, Options.Arithmetic}, Quick);
     if (R.Kind != smt::Outcome::Counterexample)
@@ -546,7 +543,6 @@ private:
       return Tested;
     smt::SolverOptions Quick = Options.Solver;
     Quick.TimeoutMs = std::min(Quick.TimeoutMs, 3000u);
-    Quick.DumpDir.clear();
     smt::QueryResult R = smt::solve(
         {Name + " at the preferred launch", There, {}, Options.Arithmetic},
         Quick);

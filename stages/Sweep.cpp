@@ -296,7 +296,6 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
           for (const Expr *Candidate : It->second) {
             smt::SolverOptions S = Solver;
             S.TimeoutMs = std::min(S.TimeoutMs, O.QueryTimeoutMs);
-            S.DumpDir.clear();
             // Integers are asked whole (their facts, such as an index
             // being even, live in what they share) unless float arithmetic
             // lies below them; floats with the shared nodes cut off, since

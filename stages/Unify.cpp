@@ -135,7 +135,6 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
       All = C.andOf(All, A);
     smt::SolverOptions Quick = Solver;
     Quick.TimeoutMs = std::min(Quick.TimeoutMs, 4000u);
-    Quick.DumpDir.clear();
     smt::QueryResult R = smt::solve({"assumptions", All, {}, smt::Mode::IEEE}, Quick);
     if (R.Kind == smt::Outcome::Counterexample) {
       Env Base = R.Model;
@@ -232,7 +231,6 @@ smt::QueryResult proveAll(Context &C,
     Violation = C.andOf(Violation, A);
   smt::SolverOptions Quick = Solver;
   Quick.TimeoutMs = std::min(Quick.TimeoutMs, 10000u);
-  Quick.DumpDir.clear();
   return smt::solve({"launch terms", Violation, {}, smt::Mode::IEEE}, Quick);
 }
 

@@ -93,7 +93,6 @@ public:
              smt::SolverOptions Solver)
       : C(C), Facts(Facts), Linear(Facts), Solver(std::move(Solver)) {
     this->Solver.TimeoutMs = std::min(this->Solver.TimeoutMs, 4000u);
-    this->Solver.DumpDir.clear();
   }
 
   /// Whether some input satisfies the facts (unknown counts as yes).

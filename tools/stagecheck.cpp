@@ -92,7 +92,9 @@ void addSolverOptions(cxxopts::Options &O) {
       cxxopts::value<unsigned>()->default_value("20000"))(
       "memory-mb", "memory limit per query",
       cxxopts::value<unsigned>()->default_value("4096"))(
-      "dump-smt", "write every query as SMT-LIB into this directory",
+      "dump-smt",
+      "write every query as SMT-LIB into this directory, with its answer "
+      "as its :status (scripts/recheck_smt.py re-checks them with cvc5)",
       cxxopts::value<std::string>())(
       "pair-time-limit-s",
       "wall-clock limit for one stage pair's whole check, in seconds (0: "

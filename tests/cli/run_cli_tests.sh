@@ -129,6 +129,24 @@ expect 3 "needs --llir" -- "$stagecheck" check --from ptx --to ptx "$tmp/mutant.
 sed 's/icmp slt/icmp sle/' "$k.llir" >"$tmp/mutant.llir"
 expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to llir "$k.llir" "$tmp/mutant.llir"
 
+# Every query a verdict rests on is dumped and re-checked by another solver:
+# inductor_clamp's `fcmp olt %19, 0.5` made `ole` is the original (a sweep's
+# query proves it), and cvc5 answers each dumped query as Z3 did. A dump
+# whose recorded answer is turned around is a disagreement.
+c=$(dirname "$0")/../corpus/inductor_clamp/kernels/triton_poi_fused_clamp_0/triton_poi_fused_clamp_0
+sed 's/fcmp olt float %19, 5.000000e-01/fcmp ole float %19, 5.000000e-01/' "$c.llir" >"$tmp/clamp.llir"
+mkdir "$tmp/dump"
+expect 0 "verdict: proved" -- "$stagecheck" check --from llir --to llir --dump-smt "$tmp/dump" "$c.llir" "$tmp/clamp.llir"
+if command -v cvc5 >/dev/null; then
+  recheck=$(dirname "$0")/../../scripts/recheck_smt.py
+  expect 0 " [1-9][0-9]* unsat and [0-9]* sat in both, 0 disagreeing" -- python3 "$recheck" "$tmp/dump"
+  mkdir "$tmp/wrong"
+  for f in "$tmp"/dump/*.smt2; do
+    sed 's/:status unsat)/:status sat)/' "$f" >"$tmp/wrong/$(basename "$f")"
+  done
+  expect 1 "disagree .*z3 sat, cvc5 unsat" -- python3 "$recheck" "$tmp/wrong"
+fi
+
 # TTGIR -> LLVM IR: the last barrier of a two-warp max reduction dropped
 # lets threads 1-63 read shared memory while thread 0 writes it. Only
 # thread 0 stores the maximum, and it reads its own write: proved for any
