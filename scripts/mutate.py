@@ -30,6 +30,8 @@ audit as a read outside the tensor, before equivalence is asked.) Outcomes:
   inconclusive the mutated pair is `unknown`
   missed       every pair proved although the mutant is not equivalent
   equivalent   proved equivalent to the original: set aside
+  bounded-equivalent  proved equivalent for loops up to the check's bound
+               only (it may differ beyond): set aside, listed apart
   launch-equivalent  a TTIR mutant FX <-> TTIR proves for the bundle's launch
                (grid, sizes, scalars) that differs from the original only
                for other launches: set aside
@@ -141,7 +143,8 @@ LLIR_OPERATORS = [
     Operator("icmp-predicate", r"icmp (slt|sle|sgt|sge|ult|ule|ugt|uge|eq|ne) ", flip(CMPI)),
     Operator("fcmp-predicate", r"fcmp (?:\w+ )*(olt|ole|ogt|oge|oeq|one|ult|ule|ugt|uge|une|ueq|uno|ord) ", flip(CMPF)),
     Operator("constant", r"(?:add|mul|and|or|shl|lshr) (?:nuw |nsw )*i32 %\w+, (-?\d+)$", bump_number),
-    Operator("swap-operands", r"((?:fsub|fdiv|sub|sdiv)(?: \w+)*? (?:float|double|half|i32|i64)) (%\w+), (%\w+)", swap_operands),
+    # LLVM IR value names may hold dots (%r.i.1.i46, from inlining).
+    Operator("swap-operands", r"((?:fsub|fdiv|sub|sdiv)(?: \w+)*? (?:float|double|half|i32|i64)) (%[\w.$-]+), (%[\w.$-]+)", swap_operands),
     Operator("shuffle-offset", r"shfl\.sync\.\w+\.(?:f32|i32)\(i32 -1, \w+ %\w+, i32 (\d+),",
              lambda m: m.group(0).replace(f"i32 {m.group(1)},", f"i32 {max(1, int(m.group(1)) // 2)},", 1)
              if int(m.group(1)) > 1 else None),
@@ -187,6 +190,10 @@ def bundles_under(dirs):
 # An equivalence proof that takes longer than this is not had (the check
 # stops itself at its --pair-time-limit-s).
 EQUIVALENCE_LIMIT_S = 300
+
+# Outcomes not counted in the score: the mutant is not a bug the pair could
+# show (it means what the original means), or not input at all.
+SET_ASIDE = ("equivalent", "bounded-equivalent", "launch-equivalent", "invalid")
 
 PIPELINE = ["fx->ttir", "ttir->ttgir", "ttgir->llir", "llir->ptx"]
 # The libdevice Triton 3.6 linked the corpus kernels with, when present.
@@ -301,7 +308,11 @@ def judge(args, bundle, baseline, record, rel, mutated, cache, scratch):
                     "--pair-time-limit-s", str(EQUIVALENCE_LIMIT_S),
                     os.path.join(bundle, rel), os.path.join(mutant_dir, rel)])
         if same.returncode == 0:
-            record["outcome"] = "equivalent"
+            # Equal only up to a loop bound is not equal: set aside apart.
+            bounded = re.search(r"^\s*bound: .*iterations", same.stdout, re.M)
+            record["outcome"] = "bounded-equivalent" if bounded else "equivalent"
+            record["notes"] = [l for l in same.stdout.splitlines()
+                               if l.startswith("verdict:") or bounded and l.strip().startswith("bound:")]
         elif record["outcome"] == "missed" and stage == "ttir":
             # FX <-> TTIR checks the bundle's launch (its grid, sizes and
             # scalars): the mutant still computes the reference there, and
@@ -354,7 +365,7 @@ def main():
         futures = []
         baselines = {}
         for record in json.load(open(args.recheck)) if args.recheck else []:
-            if record["outcome"] in ("caught", "equivalent", "launch-equivalent", "invalid"):
+            if record["outcome"] in ("caught",) + SET_ASIDE:
                 futures.append(pool.submit(lambda r=record: r))
                 continue
             found = recorded_mutant(args.dirs, record)
@@ -378,13 +389,13 @@ def main():
     table = collections.defaultdict(collections.Counter)
     for r in records:
         table[(r["stage"], r["operator"])][r["outcome"]] += 1
-    print("\n| stage | operator | mutants | equivalent | launch-equivalent | invalid | caught | mislocated | inconclusive | missed | score |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n| stage | operator | mutants | equivalent | bounded-equivalent | launch-equivalent | invalid | caught | mislocated | inconclusive | missed | score |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (stage, op), c in sorted(table.items()):
         counted = c["caught"] + c["mislocated"] + c["inconclusive"] + c["missed"]
         score = f"{100 * c['caught'] / counted:.0f}%" if counted else "-"
         print(f"| {stage} | {op} | {sum(c.values())} | {c['equivalent']} | "
-              f"{c['launch-equivalent']} | {c['invalid']} | "
+              f"{c['bounded-equivalent']} | {c['launch-equivalent']} | {c['invalid']} | "
               f"{c['caught']} | {c['mislocated']} | {c['inconclusive']} | {c['missed']} | {score} |")
     print("\n| stage | mutants | set aside | caught | counted | score |")
     print("|---|---|---|---|---|---|")
@@ -394,7 +405,7 @@ def main():
             if st == stage:
                 c.update(counts)
         counted = c["caught"] + c["mislocated"] + c["inconclusive"] + c["missed"]
-        aside = c["equivalent"] + c["launch-equivalent"] + c["invalid"]
+        aside = sum(c[o] for o in SET_ASIDE)
         score = f"{100 * c['caught'] / counted:.1f}%" if counted else "-"
         print(f"| {stage} | {sum(c.values())} | {aside} | {c['caught']} | {counted} | {score} |")
     if args.json:
