@@ -28,7 +28,10 @@ audit as a read outside the tensor, before equivalence is asked.) Outcomes:
                and every earlier pair keeps the original's verdict
   mislocated   a counterexample, but an earlier pair changed too
   inconclusive the mutated pair is `unknown`
-  missed       every pair proved although the mutant is not equivalent
+  missed       every pair proved, and the mutant is not equivalent (the
+               equivalence check shows an input where the two differ)
+  unsettled    every pair proved, and whether the mutant is equivalent is
+               undecided (counted as not caught)
   equivalent   proved equivalent to the original: set aside
   bounded-equivalent  proved equivalent for loops up to the check's bound
                only (it may differ beyond): set aside, listed apart
@@ -195,6 +198,9 @@ EQUIVALENCE_LIMIT_S = 300
 # show (it means what the original means), or not input at all.
 SET_ASIDE = ("equivalent", "bounded-equivalent", "launch-equivalent", "invalid")
 
+# Outcomes the score counts: caught, or not caught for one reason or another.
+COUNTED = ("caught", "mislocated", "inconclusive", "unsettled", "missed")
+
 PIPELINE = ["fx->ttir", "ttir->ttgir", "ttgir->llir", "llir->ptx"]
 # The libdevice Triton 3.6 linked the corpus kernels with, when present.
 _TRITON_LIBDEVICE = os.path.join(
@@ -313,6 +319,9 @@ def judge(args, bundle, baseline, record, rel, mutated, cache, scratch):
             record["outcome"] = "bounded-equivalent" if bounded else "equivalent"
             record["notes"] = [l for l in same.stdout.splitlines()
                                if l.startswith("verdict:") or bounded and l.strip().startswith("bound:")]
+        elif record["outcome"] == "missed" and same.returncode == 2 and stage != "ttir":
+            record["outcome"] = "unsettled"
+            record["notes"] = [l for l in same.stdout.splitlines() if l.startswith("verdict:")]
         elif record["outcome"] == "missed" and stage == "ttir":
             # FX <-> TTIR checks the bundle's launch (its grid, sizes and
             # scalars): the mutant still computes the reference there, and
@@ -389,14 +398,15 @@ def main():
     table = collections.defaultdict(collections.Counter)
     for r in records:
         table[(r["stage"], r["operator"])][r["outcome"]] += 1
-    print("\n| stage | operator | mutants | equivalent | bounded-equivalent | launch-equivalent | invalid | caught | mislocated | inconclusive | missed | score |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n| stage | operator | mutants | equivalent | bounded-equivalent | launch-equivalent | invalid | caught | mislocated | inconclusive | unsettled | missed | score |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (stage, op), c in sorted(table.items()):
-        counted = c["caught"] + c["mislocated"] + c["inconclusive"] + c["missed"]
+        counted = sum(c[o] for o in COUNTED)
         score = f"{100 * c['caught'] / counted:.0f}%" if counted else "-"
         print(f"| {stage} | {op} | {sum(c.values())} | {c['equivalent']} | "
               f"{c['bounded-equivalent']} | {c['launch-equivalent']} | {c['invalid']} | "
-              f"{c['caught']} | {c['mislocated']} | {c['inconclusive']} | {c['missed']} | {score} |")
+              f"{c['caught']} | {c['mislocated']} | {c['inconclusive']} | {c['unsettled']} | "
+              f"{c['missed']} | {score} |")
     print("\n| stage | mutants | set aside | caught | counted | score |")
     print("|---|---|---|---|---|---|")
     for stage in stages:
@@ -404,7 +414,7 @@ def main():
         for (st, _), counts in table.items():
             if st == stage:
                 c.update(counts)
-        counted = c["caught"] + c["mislocated"] + c["inconclusive"] + c["missed"]
+        counted = sum(c[o] for o in COUNTED)
         aside = sum(c[o] for o in SET_ASIDE)
         score = f"{100 * c['caught'] / counted:.1f}%" if counted else "-"
         print(f"| {stage} | {sum(c.values())} | {aside} | {c['caught']} | {counted} | {score} |")
