@@ -5,6 +5,7 @@
 #include "ir/Interpreter.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -547,6 +548,70 @@ static bool isNegativeForm(const Expr *Cmp) {
   return false;
 }
 
+/// The least binary exponent of E's values when E is a normal constant, or
+/// a choice between or a sign change of such; nullopt otherwise.
+static std::optional<int> leastNormalExponent(const Expr *E, unsigned Depth = 4) {
+  if (E->isConst()) {
+    fp::Decoded D = fp::decode(E->constBits(), floatFormat(E->type()));
+    if (D.Kind != fp::Class::Normal)
+      return std::nullopt;
+    // Significand * 2^Exponent with the significand's top bit set.
+    return D.Exponent + int(std::bit_width(D.Significand)) - 1;
+  }
+  if (Depth == 0)
+    return std::nullopt;
+  if (E->op() == Op::FNeg || E->op() == Op::FAbs)
+    return leastNormalExponent(E->operand(0), Depth - 1);
+  if (E->op() == Op::Select) {
+    auto A = leastNormalExponent(E->operand(1), Depth - 1);
+    auto B = leastNormalExponent(E->operand(2), Depth - 1);
+    if (A && B)
+      return std::min(*A, *B);
+  }
+  return std::nullopt;
+}
+
+/// Whether E is never a subnormal, seen from its shape: a flushed value, a
+/// constant, a choice between or a sign change of such, or a sum (fadd,
+/// fsub, fma) with an addend z of exponent ez >= emin + 2p (f32: |z| >=
+/// 2^-78). For the sum: every float x is a multiple of 2^(ex - p + 1), so
+/// when x*y nearly cancels z (ex + ey >= ez - 2) the exact sum is a
+/// multiple of 2^(ez - 2p), and otherwise it exceeds |z|/2; a nonzero
+/// exact sum is thus at least 2^emin in magnitude, and so is its rounding
+/// in any mode.
+static bool neverSubnormal(const Expr *E, unsigned Depth = 4) {
+  if (E->op() == Op::FFlushSubnormal)
+    return true;
+  if (E->isConst())
+    return fp::decode(E->constBits(), floatFormat(E->type())).Kind !=
+           fp::Class::Subnormal;
+  if (Depth == 0)
+    return false;
+  switch (E->op()) {
+  case Op::FNeg:
+  case Op::FAbs:
+    return neverSubnormal(E->operand(0), Depth - 1);
+  case Op::Select:
+    return neverSubnormal(E->operand(1), Depth - 1) &&
+           neverSubnormal(E->operand(2), Depth - 1);
+  case Op::FAdd:
+  case Op::FSub:
+  case Op::Fma: {
+    FloatFormat F = floatFormat(E->type());
+    int Precision = int(F.MantissaBits) + 1, MinExponent = 1 - F.bias();
+    auto LargeAddend = [&](const Expr *Z) {
+      auto Exponent = leastNormalExponent(Z);
+      return Exponent && *Exponent >= MinExponent + 2 * Precision;
+    };
+    if (E->op() == Op::Fma)
+      return LargeAddend(E->operand(2));
+    return LargeAddend(E->operand(0)) || LargeAddend(E->operand(1));
+  }
+  default:
+    return false;
+  }
+}
+
 /// Integer identities; returns nullptr when none applies.
 static const Expr *foldIdentity(Context &C, Op O,
                                 std::span<const Expr *const> Ops, Type T,
@@ -655,6 +720,10 @@ static const Expr *foldIdentity(Context &C, Op O,
       return Negated;
   if (O == Op::FNeg && Ops[0]->op() == Op::FNeg)
     return Ops[0]->operand(0);
+  // Flushing what is never subnormal keeps it: fftz(fma(a, b, 0.5)) is the
+  // fma, so a flushed and an unflushed spelling meet where they agree.
+  if (O == Op::FFlushSubnormal && neverSubnormal(Ops[0]))
+    return Ops[0];
   if (O == Op::ICmp && Ops[0] == Ops[1]) {
     switch (ICmpPredicate(Attr)) {
     case ICmpPredicate::Eq:

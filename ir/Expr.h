@@ -14,6 +14,10 @@
 //  - floating-point expressions fold only when constant (x+0.0 is not x);
 //  - a square x * x takes x in one orientation: (b - a)^2 is (a - b)^2 when
 //    a - b was built before b - a, (-x)^2 is x^2, through a select's arms.
+//  - flushing a value that is never subnormal keeps it: a flushed value, a
+//    constant, a select or sign change of such, and a sum (fadd, fsub, fma)
+//    with a constant addend of at least 2^(emin + 2p) (f32: 2^-78), which
+//    cannot cancel into the subnormals.
 //
 // Adding an op: add it to Ops.def, give it a folding rule in Interpreter.cpp
 // (the concrete semantics), an encoding in smt/Encoder.cpp, a line in the

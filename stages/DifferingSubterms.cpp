@@ -2,6 +2,8 @@
 
 #include "ir/Errors.h"
 
+#include <cmath>
+#include <map>
 #include <set>
 
 namespace stagecheck::stages {
@@ -30,17 +32,24 @@ bool sameOperation(Context &C, const Expr *A, const Expr *B) {
 /// The first two operands of O are ordered by node id (ir/Expr.h).
 bool operandsOrderedById(Op O) { return isCommutative(O) || O == Op::Fma; }
 
-} // namespace
+using Pair = std::pair<const Expr *, const Expr *>;
 
-std::optional<std::vector<std::pair<const Expr *, const Expr *>>>
-differingSubterms(Context &C, const Expr *A, const Expr *B, size_t Limit) {
-  std::vector<std::pair<const Expr *, const Expr *>> Places;
+/// The walk from (A, B): the places, and for each pair entered the pairs
+/// that entered it (its parents), which the climb below goes up by.
+struct Walk {
+  std::vector<Pair> Places;
+  std::map<Pair, std::vector<Pair>> Parents;
+};
+
+std::optional<Walk> walk(Context &C, const Expr *A, const Expr *B,
+                         size_t Limit) {
+  Walk W;
   if (A == B)
-    return Places;
+    return W;
   // Shared subterms make the walk a DAG's: each pair once, and not forever.
   constexpr size_t MaxPairs = 1 << 16;
-  std::set<std::pair<const Expr *, const Expr *>> Seen;
-  std::vector<std::pair<const Expr *, const Expr *>> Work = {{A, B}};
+  std::set<Pair> Seen;
+  std::vector<Pair> Work = {{A, B}};
   while (!Work.empty()) {
     auto [X, Y] = Work.back();
     Work.pop_back();
@@ -59,8 +68,8 @@ differingSubterms(Context &C, const Expr *A, const Expr *B, size_t Limit) {
     if (ConstantsDiffer || !sameOperation(C, X, Y)) {
       if (X == A && Y == B)
         return std::nullopt;
-      Places.push_back({X, Y});
-      if (Places.size() > Limit)
+      W.Places.push_back({X, Y});
+      if (W.Places.size() > Limit)
         return std::nullopt;
       continue;
     }
@@ -71,21 +80,39 @@ differingSubterms(Context &C, const Expr *A, const Expr *B, size_t Limit) {
                     X->operand(1) == Y->operand(0)) &&
                    X->operand(0) != Y->operand(0) &&
                    X->operand(1) != Y->operand(1);
-    for (size_t K = 0; K < X->numOperands(); ++K)
-      Work.push_back({X->operand(K), Y->operand(Crossed && K < 2 ? 1 - K : K)});
+    for (size_t K = 0; K < X->numOperands(); ++K) {
+      Pair Child = {X->operand(K), Y->operand(Crossed && K < 2 ? 1 - K : K)};
+      if (Child.first != Child.second)
+        W.Parents[Child].push_back({X, Y});
+      Work.push_back(Child);
+    }
   }
-  return Places;
+  return W;
 }
 
-const Expr *someSubtermDiffers(Context &C, const Expr *A, const Expr *B,
-                               size_t Limit) {
-  auto Places = differingSubterms(C, A, B, Limit);
-  if (!Places || Places->empty())
+/// i1: x is subnormal, for a pair of x and its flush (which then differ,
+/// bit for bit, exactly); null for any other pair. Said with comparisons,
+/// it spares the solver two bit patterns.
+const Expr *flushedDiffers(Context &C, const Expr *X, const Expr *Y) {
+  if (Y->op() == Op::FFlushSubnormal && Y->operand(0) == X)
+    std::swap(X, Y);
+  if (X->op() != Op::FFlushSubnormal || X->operand(0) != Y)
     return nullptr;
+  FloatFormat F = floatFormat(Y->type());
+  const Expr *MinNormal = C.floatConst(Y->type(), std::ldexp(1.0, 1 - F.bias()));
+  return C.andOf(C.fcmp(FCmpPredicate::Olt, C.unary(Op::FAbs, Y), MinNormal),
+                 C.fcmp(FCmpPredicate::One, Y, C.floatConst(Y->type(), 0.0)));
+}
+
+/// i1: the two sides of some pair hold different data (bit for bit); null
+/// for a pair of a kind with no bit comparison here.
+const Expr *somePairDiffers(Context &C, const std::vector<Pair> &Pairs) {
   const Expr *Any = C.falseExpr();
-  for (const auto &[X, Y] : *Places) {
+  for (const auto &[X, Y] : Pairs) {
     const Expr *D;
-    if (X->type().isBool())
+    if (const Expr *Subnormal = flushedDiffers(C, X, Y))
+      D = Subnormal;
+    else if (X->type().isBool())
       D = C.xorOf(X, Y);
     else if (X->type().isFloat()) {
       Type Bits = Type::i(X->type().bits());
@@ -94,11 +121,66 @@ const Expr *someSubtermDiffers(Context &C, const Expr *A, const Expr *B,
     } else if (X->type().isInt()) {
       D = C.icmp(ICmpPredicate::Ne, X, Y);
     } else {
-      return nullptr; // a pointer or another kind: no bit comparison here
+      return nullptr; // a pointer or another kind
     }
     Any = C.orOf(Any, D);
   }
   return Any;
+}
+
+} // namespace
+
+std::optional<std::vector<std::pair<const Expr *, const Expr *>>>
+differingSubterms(Context &C, const Expr *A, const Expr *B, size_t Limit) {
+  std::optional<Walk> W = walk(C, A, B, Limit);
+  if (!W)
+    return std::nullopt;
+  return W->Places;
+}
+
+const Expr *someSubtermDiffers(Context &C, const Expr *A, const Expr *B,
+                               size_t Limit) {
+  auto Places = differingSubterms(C, A, B, Limit);
+  if (!Places || Places->empty())
+    return nullptr;
+  return somePairDiffers(C, *Places);
+}
+
+std::vector<const Expr *> differingLevels(Context &C, const Expr *A,
+                                          const Expr *B, size_t Levels,
+                                          size_t Limit) {
+  std::vector<const Expr *> Out;
+  std::optional<Walk> W = walk(C, A, B, Limit);
+  if (!W || W->Places.empty())
+    return Out;
+  const Expr *AtPlaces = somePairDiffers(C, W->Places);
+  if (!AtPlaces)
+    return Out;
+  Out.push_back(AtPlaces);
+  std::vector<Pair> Cut = W->Places;
+  while (Out.size() <= Levels) {
+    // Every path from (A, B) down to a place passes through the cut, so
+    // through a parent of a cut pair one level up (unless it is the root).
+    std::set<Pair> Up;
+    for (const Pair &P : Cut) {
+      auto It = W->Parents.find(P);
+      if (It == W->Parents.end())
+        return Out; // the root: the whole query, nothing smaller
+      for (const Pair &Parent : It->second)
+        if (Parent.first == A && Parent.second == B)
+          return Out;
+        else
+          Up.insert(Parent);
+    }
+    if (Up.size() > Limit)
+      return Out;
+    Cut.assign(Up.begin(), Up.end());
+    const Expr *AtCut = somePairDiffers(C, Cut);
+    if (!AtCut)
+      return Out;
+    Out.push_back(C.andOf(AtCut, AtPlaces));
+  }
+  return Out;
 }
 
 } // namespace stagecheck::stages

@@ -38,6 +38,21 @@ differingSubterms(ir::Context &C, const ir::Expr *A, const ir::Expr *B,
 const ir::Expr *someSubtermDiffers(ir::Context &C, const ir::Expr *A,
                                    const ir::Expr *B, size_t Limit = 8);
 
+/// Conditions each implied by A and B differing, from the places up: the
+/// first is someSubtermDiffers; the one at level k adds that a pair k
+/// levels above the places differs, the pairs being those of the walk
+/// above the last level's (every path from the roots down to a place
+/// passes through them, so the roots differing implies one of them does).
+/// A place that can differ harmlessly (a flushed subnormal whose product
+/// is absorbed by a large addend) is shown harmless one level up, where
+/// the solver still starts from the place. At most Levels above the
+/// places, stopping below the roots; empty when there are no places.
+std::vector<const ir::Expr *> differingLevels(ir::Context &C,
+                                              const ir::Expr *A,
+                                              const ir::Expr *B,
+                                              size_t Levels = 2,
+                                              size_t Limit = 8);
+
 } // namespace stagecheck::stages
 
 #endif

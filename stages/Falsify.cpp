@@ -109,6 +109,13 @@ private:
       return fp::fromDouble(std::ldexp(double(Rng() % 1000) + 1, int(Rng() % 120)) *
                                 (Rng() % 2 ? 1 : -1),
                             F, RoundingMode::NearestEven);
+    case 3: { // tiny magnitudes, down to the subnormals: flushes, underflow
+      int Below = 1 - F.bias() - int(F.MantissaBits);
+      return fp::fromDouble(std::ldexp(double(Rng() % 1000) + 1,
+                                       Below + int(Rng() % unsigned(-Below))) *
+                                (Rng() % 2 ? 1 : -1),
+                            F, RoundingMode::NearestEven);
+    }
     default: { // ordinary values around 1
       double V = (double(Rng() % 2000000) / 1000000.0 - 1.0) *
                  std::ldexp(1.0, int(Rng() % 12) - 4);

@@ -1570,7 +1570,7 @@ void registerFxToTtirChecker(KernelLifter Lift) {
         F.Check.Arithmetic = smt::Mode::Real;
         return checkFxToTtir(C, M, Lift, F);
       },
-      "fx-ttir-4");
+      "fx-ttir-5");
 }
 
 } // namespace stagecheck::stages

@@ -298,7 +298,7 @@ private:
   /// guarded write that the assumptions' own model may miss.
   bool check(const std::string &Name, const Expr *Violation,
              const BufferQuery *Where, const Expr *Precondition = nullptr,
-             const Expr *AtThePlaces = nullptr) {
+             const std::vector<const Expr *> &AtThePlaces = {}) {
     // Bit-exact queries first meet random testing: a failing input found
     // that way is already a concrete, interpreter-checked counterexample.
     // (Over the reals the interpreter's IEEE answer would not count.)
@@ -350,8 +350,9 @@ private:
                                 ""});
       return true;
     }
-    if (AtThePlaces && provedAtThePlaces(Name, AtThePlaces))
-      return true;
+    if (std::optional<bool> Decided =
+            decidedAtThePlaces(Name, Violation, AtThePlaces, Where))
+      return *Decided;
     smt::Query Q{Name, Violation, {}, Options.Arithmetic};
     smt::QueryResult R = smt::solve(Q, Options.Solver);
     Result.Queries.push_back({Name, R.Kind, R.Reason, R.Seconds, R.DumpedTo});
@@ -689,36 +690,97 @@ private:
     return checkFinalContent(B, S, T);
   }
 
-  /// A violation implied by Name's, with the two values' difference asked
-  /// only where they part (DifferingSubterms.h): when no place can differ,
-  /// neither can the values, since the operations above the places are
-  /// one function of equal operands. A short solver call that leaves out
-  /// that arithmetic (the polynomial above a mutated conversion, a
-  /// division by it); undecided, the whole query is asked.
-  bool provedAtThePlaces(const std::string &Name, const Expr *AtThePlaces) {
-    smt::SolverOptions Quick = Options.Solver;
-    Quick.TimeoutMs = std::min(Quick.TimeoutMs, PlacesTimeoutMs);
-    smt::QueryResult R =
-        smt::solve({Name, AtThePlaces, {}, Options.Arithmetic}, Quick);
-    if (R.Kind != smt::Outcome::Proved)
-      return false;
-    Result.Queries.push_back({Name, R.Kind,
-                              "where the two values part, they are equal",
-                              R.Seconds, R.DumpedTo});
-    return true;
+  /// Violations implied by Name's, with the two values' difference asked
+  /// only where they part and the levels above (DifferingSubterms.h): when
+  /// no place can differ, neither can the values, since the operations
+  /// above the places are one function of equal operands. Short solver
+  /// calls that leave out that arithmetic (the polynomial above a mutated
+  /// conversion, a division by it). A place that can differ sends the
+  /// question one level up, and its input is tested against the whole
+  /// violation (an input where the places differ is often one where the
+  /// values do). True: proved; false: a counterexample; nullopt: the whole
+  /// query is asked.
+  std::optional<bool> decidedAtThePlaces(const std::string &Name,
+                                         const Expr *Violation,
+                                         const std::vector<const Expr *> &Levels,
+                                         const BufferQuery *Where) {
+    for (size_t Level = 0; Level < Levels.size(); ++Level) {
+      // A level above is asked once a place was seen to differ, which a
+      // harmless difference must be shown harmless from: it gets longer.
+      smt::SolverOptions Quick = Options.Solver;
+      Quick.TimeoutMs = std::min(Quick.TimeoutMs,
+                                 Level == 0 ? PlacesTimeoutMs : LevelTimeoutMs);
+      smt::QueryResult R =
+          smt::solve({Name, Levels[Level], {}, Options.Arithmetic}, Quick);
+      if (R.Kind == smt::Outcome::Unknown)
+        return std::nullopt; // a level above is larger still
+      if (R.Kind == smt::Outcome::Counterexample) {
+        if (std::optional<Env> Found = testNear(Violation, R.Model, Where)) {
+          Result.Queries.push_back({Name, smt::Outcome::Counterexample,
+                                    "found by testing where the two values part",
+                                    R.Seconds, R.DumpedTo});
+          confirm(Name, Violation, *Found, Where);
+          return false;
+        }
+        continue;
+      }
+      Result.Queries.push_back(
+          {Name, R.Kind,
+           Level == 0 ? "where the two values part, they are equal"
+                      : "where the two values part, they are equal " +
+                            std::to_string(Level) + " level" +
+                            (Level == 1 ? "" : "s") + " up",
+           R.Seconds, R.DumpedTo});
+      return true;
+    }
+    return std::nullopt;
   }
 
-  static constexpr unsigned PlacesTimeoutMs = 4000;
+  /// Testing the violation briefly from a model of a query it implies: the
+  /// model itself (what it leaves out read as 0), then inputs near it.
+  std::optional<Env> testNear(const Expr *Violation, const Env &Model,
+                              const BufferQuery *Where) {
+    if (Options.Arithmetic != smt::Mode::IEEE)
+      return std::nullopt;
+    Env Exactly = completed(Model, Where);
+    if (Interpreter(Exactly).eval(Violation).isTrue())
+      return Exactly;
+    FalsifyOptions F;
+    F.Hints = hints(Where);
+    if (Where)
+      F.Ranges = Where->Ranges;
+    F.Base = Model;
+    F.Seed = 3;
+    F.Trials = 64;
+    F.Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    if (auto End = testingDeadline(); End && *End < *F.Deadline)
+      F.Deadline = End;
+    return falsify(Violation, F);
+  }
+
+  static constexpr unsigned PlacesTimeoutMs = 4000, LevelTimeoutMs = 8000;
+
+  /// The store value violation asked at each level of where the values
+  /// part: where the write matters, the target undefined or that level.
+  std::vector<const Expr *> whereTheyPart(const Expr *Matters,
+                                          const Expr *TargetDefined,
+                                          const std::vector<const Expr *> &Levels) {
+    std::vector<const Expr *> Out;
+    for (const Expr *L : Levels)
+      Out.push_back(C.andOf(Matters, C.orOf(C.notOf(TargetDefined), L)));
+    return Out;
+  }
 
   /// i1: the two values differ, with where they can (DifferingSubterms.h)
   /// when the two are one computation but for a few places; that second
-  /// condition alone goes to *Places (null when there is none). Bit-exact
-  /// values are compared with their choices between +0 and -0 that cannot
-  /// reach the value made one way (ZeroSign.h).
+  /// condition alone, and the levels above it, go to *Levels (none when
+  /// there is no such place). Bit-exact values are compared with their
+  /// choices between +0 and -0 that cannot reach the value made one way
+  /// (ZeroSign.h).
   const Expr *valuesDiffer(const Expr *S, const Expr *T,
-                           const Expr **Places = nullptr) {
-    if (Places)
-      *Places = nullptr;
+                           std::vector<const Expr *> *Levels = nullptr) {
+    if (Levels)
+      Levels->clear();
     if (S == T)
       return C.falseExpr(); // one node: the same data for every input
     if (Options.Arithmetic != smt::Mode::IEEE)
@@ -726,10 +788,11 @@ private:
     S = settleZeroSignChoices(C, S);
     T = settleZeroSignChoices(C, T);
     const Expr *D = differs(C, S, T, Options.Arithmetic);
-    if (const Expr *Somewhere = someSubtermDiffers(C, S, T)) {
-      D = C.andOf(D, Somewhere);
-      if (Places)
-        *Places = Somewhere;
+    std::vector<const Expr *> Up = differingLevels(C, S, T);
+    if (!Up.empty()) {
+      D = C.andOf(D, Up.front());
+      if (Levels)
+        *Levels = std::move(Up);
     }
     return D;
   }
@@ -748,9 +811,9 @@ private:
       const Expr *Context = C.andOf(inRange(C, WS.Bound), SourceDefined);
       BufferQuery Q{B, WS.Index, {}, WS.Bound};
       std::string Name = storeName(B.Name, K, S.size());
-      const Expr *Places;
+      std::vector<const Expr *> Levels;
       const Expr *Mismatch =
-          C.orOf(C.notOf(DefinedT), valuesDiffer(WS.Value, ValueT, &Places));
+          C.orOf(C.notOf(DefinedT), valuesDiffer(WS.Value, ValueT, &Levels));
       const Expr *Matters = C.andOf(Context, C.andOf(WS.Guard, WS.Defined));
       bool Ok =
           check(Name + ": guards",
@@ -760,8 +823,7 @@ private:
                                                           WS.Index, IndexT))),
                 &Q) &&
           check(Name + ": values", C.andOf(Matters, Mismatch), &Q, Matters,
-                Places ? C.andOf(Matters, C.orOf(C.notOf(DefinedT), Places))
-                       : nullptr);
+                whereTheyPart(Matters, DefinedT, Levels));
       if (!Ok && !deferUnknown())
         return false;
     }
@@ -816,15 +878,13 @@ private:
     if (!check("elements written to " + B.Name,
                C.andOf(SourceDefined, C.xorOf(FS.Written, FT.Written)), &Q))
       return false;
-    const Expr *Places;
+    std::vector<const Expr *> Levels;
     const Expr *Mismatch =
-        C.orOf(C.notOf(FT.Defined), valuesDiffer(FS.Value, FT.Value, &Places));
+        C.orOf(C.notOf(FT.Defined), valuesDiffer(FS.Value, FT.Value, &Levels));
     const Expr *Matters =
         C.andOf(SourceDefined, C.andOf(FS.Written, FS.Defined));
     return check("values written to " + B.Name, C.andOf(Matters, Mismatch),
-                 &Q, nullptr,
-                 Places ? C.andOf(Matters, C.orOf(C.notOf(FT.Defined), Places))
-                        : nullptr);
+                 &Q, nullptr, whereTheyPart(Matters, FT.Defined, Levels));
   }
 
   static constexpr uint64_t MaxInstances = 1 << 14;

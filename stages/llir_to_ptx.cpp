@@ -767,26 +767,42 @@ private:
   }
 
   /// The exchanges' operands asked only where they part from the LLVM
-  /// IR's (DifferingSubterms.h), with a short limit: proved, no operand
-  /// differs (each is one function of equal places). Asked only after the
-  /// whole query is undecided: asked first, it cost tutorial_layer_norm
-  /// 16 s of limits reached on exchanges the whole query proves by cases.
+  /// IR's, and the levels above (DifferingSubterms.h), with short limits:
+  /// proved, no operand differs (each is one function of equal places).
+  /// A place seen to differ sends the question one level up (it may
+  /// differ harmlessly). Asked only after the whole query is
+  /// undecided: asked first, it cost tutorial_layer_norm 16 s of limits
+  /// reached on exchanges the whole query proves by cases.
   smt::QueryResult exchangeAtThePlaces(const Exchange &A, const Exchange &B,
                                        const Expr *Defined) {
-    bool Narrowed = false;
-    const Expr *Violation =
-        exchangeDiffers(A, B, [&](const Expr *X, const Expr *Y) {
-          const Expr *Places = someSubtermDiffers(C, X, Y);
-          Narrowed |= Places != nullptr;
-          return Places ? Places : differs(C, X, Y);
-        });
-    if (!Narrowed)
-      return {};
-    smt::SolverOptions Quick = Options.Check.Solver;
-    Quick.TimeoutMs = std::min(Quick.TimeoutMs, 4000u);
-    return smt::solve({"communication", C.andOf(Defined, Violation),
-                       Assumptions, smt::Mode::IEEE},
-                      Quick);
+    smt::QueryResult Last;
+    double Seconds = 0;
+    for (size_t Level = 0;; ++Level) {
+      bool Narrowed = false, Higher = false;
+      const Expr *Violation =
+          exchangeDiffers(A, B, [&](const Expr *X, const Expr *Y) {
+            std::vector<const Expr *> Levels = differingLevels(C, X, Y);
+            if (Levels.empty())
+              return differs(C, X, Y);
+            Narrowed = true;
+            Higher |= Level + 1 < Levels.size();
+            return Levels[std::min(Level, Levels.size() - 1)];
+          });
+      if (!Narrowed)
+        return Last;
+      smt::SolverOptions Quick = Options.Check.Solver;
+      Quick.TimeoutMs = std::min(Quick.TimeoutMs, Level == 0 ? 4000u : 8000u);
+      Last = smt::solve({"communication", C.andOf(Defined, Violation),
+                         Assumptions, smt::Mode::IEEE},
+                        Quick);
+      Seconds += Last.Seconds;
+      // Only a place seen to differ is asked about from above (undecided,
+      // a level above is larger still).
+      if (Last.Kind != smt::Outcome::Counterexample || !Higher) {
+        Last.Seconds = Seconds;
+        return Last;
+      }
+    }
   }
 
   /// i1: the two exchanges differ: in their guards, or where the guard

@@ -215,6 +215,70 @@ TEST(Folding, ASquareOfADifferenceHasOneOrientation) {
     }
 }
 
+TEST(Folding, FlushingWhatIsNeverSubnormalKeepsIt) {
+  Context C;
+  Type F = Type::f32();
+  const Expr *X = C.symbol("x", F), *Y = C.symbol("y", F);
+  const Expr *M = C.symbol("m", Type::boolean());
+  auto Flush = [&](const Expr *E) { return C.unary(Op::FFlushSubnormal, E); };
+  auto Fma = [&](const Expr *Z) {
+    return C.fma(X, Y, Z, RoundingMode::NearestEven);
+  };
+  const Expr *Half = C.floatConst(F, 0.5);
+  // A sum with a large constant addend, a choice between two, a flushed
+  // value, a sign change of one: kept as they are.
+  EXPECT_EQ(Flush(Fma(Half)), Fma(Half));
+  const Expr *Either = C.select(M, Half, C.floatConst(F, -0.128));
+  EXPECT_EQ(Flush(Fma(Either)), Fma(Either));
+  EXPECT_EQ(Flush(C.floatBinary(Op::FSub, X, C.floatConst(F, std::ldexp(1.0, -78)))),
+            C.floatBinary(Op::FSub, X, C.floatConst(F, std::ldexp(1.0, -78))));
+  EXPECT_EQ(Flush(Flush(X)), Flush(X));
+  EXPECT_EQ(Flush(C.unary(Op::FNeg, Flush(X))), C.unary(Op::FNeg, Flush(X)));
+  // Below 2^-78 the sum can cancel into the subnormals; a product, an
+  // unknown value, a choice with one: still flushed.
+  const Expr *Small = C.floatConst(F, std::ldexp(1.0, -79));
+  EXPECT_EQ(Flush(Fma(Small))->op(), Op::FFlushSubnormal);
+  EXPECT_EQ(Flush(C.floatBinary(Op::FMul, X, Half))->op(), Op::FFlushSubnormal);
+  EXPECT_EQ(Flush(X)->op(), Op::FFlushSubnormal);
+  EXPECT_EQ(Flush(C.select(M, Half, X))->op(), Op::FFlushSubnormal);
+}
+
+/// x * y + z for floats x and y about -z / x, where a sum can cancel
+/// most: whether one of them rounds to a subnormal.
+bool someNearCancellationIsSubnormal(Type F, double Z, unsigned Trials) {
+  std::mt19937 Random(7);
+  FloatFormat Format = floatFormat(F);
+  std::uniform_int_distribution<uint64_t> Bits(0, (uint64_t(1) << Format.totalBits()) - 1);
+  Value Addend = Value::ofDouble(F, Z);
+  for (unsigned I = 0; I < Trials; ++I) {
+    Value A = Value::ofBits(F, Bits(Random));
+    double Quotient = -Z / A.asDouble();
+    if (!std::isfinite(Quotient) || A.asDouble() == 0)
+      continue;
+    Value Near = Value::ofDouble(F, Quotient);
+    for (int Step = -3; Step <= 3; ++Step) {
+      Value B = Value::ofBits(F, Near.Bits + uint64_t(int64_t(Step)));
+      Value R = applyOp(Op::Fma, F, std::vector<Value>{A, B, Addend},
+                        uint8_t(RoundingMode::NearestEven));
+      double D = R.asDouble();
+      if (D != 0 && std::isfinite(D) &&
+          std::fabs(D) < std::ldexp(1.0, 1 - floatFormat(F).bias()))
+        return true;
+    }
+  }
+  return false;
+}
+
+TEST(Folding, ASumWithALargeAddendIsNeverSubnormal) {
+  // The bound behind the fold above, at its edge (f32: 2^-78, f16: 2^8),
+  // and below it, where cancellation reaches the subnormals.
+  EXPECT_FALSE(someNearCancellationIsSubnormal(Type::f32(), std::ldexp(1.0, -78), 200000));
+  EXPECT_FALSE(someNearCancellationIsSubnormal(Type::f32(), -std::ldexp(1.5, -78), 200000));
+  EXPECT_FALSE(someNearCancellationIsSubnormal(Type::f16(), 256.0, 200000));
+  EXPECT_TRUE(someNearCancellationIsSubnormal(Type::f32(), std::ldexp(1.0, -110), 200000));
+  EXPECT_TRUE(someNearCancellationIsSubnormal(Type::f16(), 0.01, 200000));
+}
+
 TEST(Folding, ComparisonsHaveOneSpelling) {
   Context C;
   Type I32 = Type::i(32), F32 = Type::f32();

@@ -6,6 +6,7 @@
 
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
+#include "smt/Solver.h"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 
 using namespace stagecheck;
 using namespace stagecheck::ir;
+using stages::differingLevels;
 using stages::differingSubterms;
 using stages::someSubtermDiffers;
 
@@ -129,6 +131,70 @@ TEST(DifferingSubterms, AChangedOperandThatMovedSides) {
     }
   // 2^24 + 3 rounds up to nearest, down toward zero.
   EXPECT_GT(differingInputs(Near, Zero, Somewhere, Inputs), 0u);
+}
+
+TEST(DifferingLevels, EachLevelFollowsFromTheRootsDiffering) {
+  // A place used twice: the level above holds both of its uses.
+  Context C;
+  Type T = Type::i(5);
+  const Expr *X = C.symbol("x", T), *Y = C.symbol("y", T);
+  auto K = [&](int64_t V) { return C.intConst(T, V); };
+  auto Body = [&](ICmpPredicate P) {
+    const Expr *Pick = C.select(C.icmp(P, X, K(5)), Y, K(3));
+    return C.xorOf(C.add(C.mul(Pick, X), K(1)), C.mul(Pick, C.add(Y, K(2))));
+  };
+  const Expr *Lt = Body(ICmpPredicate::Ult), *Le = Body(ICmpPredicate::Ule);
+  std::vector<const Expr *> Levels = differingLevels(C, Lt, Le, 5);
+  // The comparison, the select, its two products; not the root.
+  ASSERT_EQ(Levels.size(), 3u);
+  EXPECT_EQ(Levels[0], someSubtermDiffers(C, Lt, Le));
+  std::vector<Env> Inputs;
+  for (uint64_t XV = 0; XV < 32; ++XV)
+    for (uint64_t YV = 0; YV < 32; ++YV) {
+      Env &E = Inputs.emplace_back();
+      E.setSymbol("x", Value::ofBits(T, XV));
+      E.setSymbol("y", Value::ofBits(T, YV));
+    }
+  for (const Expr *Level : Levels)
+    EXPECT_GT(differingInputs(Lt, Le, Level, Inputs), 0u);
+}
+
+TEST(DifferingLevels, AFlushedOperandIsShownHarmlessOneLevelUp) {
+  // libdevice's erff step: an fma with the flush of its operand turned
+  // around. Where they part (the operand flushed or not) they can differ,
+  // for a subnormal square; one level up the product is absorbed by the
+  // addend, for every input.
+  Context C;
+  Type F = Type::f32();
+  auto K = [&](double V) { return C.floatConst(F, V); };
+  const Expr *Y = C.symbol("y", F);
+  const Expr *Abs = C.unary(Op::FAbs, Y);
+  const Expr *Big = C.fcmp(FCmpPredicate::Oge, Abs, K(1.0));
+  const Expr *B = C.select(Big, Abs, C.floatBinary(Op::FMul, Y, Y));
+  const Expr *Flushed = C.unary(Op::FFlushSubnormal, B);
+  const Expr *Addend = C.select(Big, K(0.62829983), K(0.12837915));
+  const Expr *A = C.unary(Op::FFlushSubnormal,
+                          C.fma(Flushed, K(0.11284), C.select(Big, K(0.9163), K(-0.3761))));
+  auto Root = [&](const Expr *Operand) {
+    const Expr *R = C.unary(Op::FFlushSubnormal, C.fma(A, Operand, Addend));
+    return C.floatBinary(Op::FMul, R, R);
+  };
+  const Expr *WithFlush = Root(Flushed), *Without = Root(B);
+  // The result's own flush is folded away: the sums' addends are large.
+  ASSERT_NE(WithFlush->operand(0)->op(), Op::FFlushSubnormal);
+  std::vector<const Expr *> Levels = differingLevels(C, WithFlush, Without);
+  ASSERT_GE(Levels.size(), 2u);
+  std::vector<Env> Inputs;
+  const double Values[] = {0.0, -0.0, 1e-20, -3e-22, 1e-30, 2.0,
+                           -7.5, 0.5, 1e-45, INFINITY, NAN};
+  for (double V : Values)
+    Inputs.emplace_back().setSymbol("y", Value::ofDouble(F, V));
+  EXPECT_EQ(differingInputs(WithFlush, Without, Levels[1], Inputs), 0u);
+  smt::SolverOptions O;
+  EXPECT_EQ(smt::solve({"places", Levels[0], {}, smt::Mode::IEEE}, O).Kind,
+            smt::Outcome::Counterexample);
+  smt::QueryResult Up = smt::solve({"one level up", Levels[1], {}, smt::Mode::IEEE}, O);
+  EXPECT_EQ(Up.Kind, smt::Outcome::Proved) << Up.Reason;
 }
 
 TEST(DifferingSubterms, NothingWhenTheRootsDifferOrThereAreTooMany) {
