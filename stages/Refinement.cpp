@@ -758,7 +758,7 @@ private:
     return falsify(Violation, F);
   }
 
-  static constexpr unsigned PlacesTimeoutMs = 4000, LevelTimeoutMs = 8000;
+  static constexpr unsigned PlacesTimeoutMs = 4000, LevelTimeoutMs = 16000;
 
   /// The store value violation asked at each level of where the values
   /// part: where the write matters, the target undefined or that level.

@@ -791,7 +791,7 @@ private:
       if (!Narrowed)
         return Last;
       smt::SolverOptions Quick = Options.Check.Solver;
-      Quick.TimeoutMs = std::min(Quick.TimeoutMs, Level == 0 ? 4000u : 8000u);
+      Quick.TimeoutMs = std::min(Quick.TimeoutMs, Level == 0 ? 4000u : 16000u);
       Last = smt::solve({"communication", C.andOf(Defined, Violation),
                          Assumptions, smt::Mode::IEEE},
                         Quick);
