@@ -44,6 +44,10 @@ def main():
     if not shutil.which(args.solver):
         print(f"recheck_smt: {args.solver} is not installed", file=sys.stderr)
         return 2
+    missing = [d for d in args.dirs if not os.path.isdir(d)]
+    if missing:
+        print(f"recheck_smt: no directory {missing[0]}", file=sys.stderr)
+        return 2
     files = sorted(os.path.join(d, f) for d in args.dirs for f in os.listdir(d)
                    if f.endswith(".smt2"))
     if not files:
@@ -51,7 +55,12 @@ def main():
         return 2
     tally = collections.Counter()
     for path in files:
-        script = open(path).read()
+        with open(path) as f:
+            script = f.read()
+        if "(check-sat)" not in script:
+            # A query no SMT-LIB could say (the file tells why): nothing to ask.
+            tally["not written"] += 1
+            continue
         m = STATUS.search(script)
         z3 = m.group(1) if m else "unknown"
         other = answer_of(args.solver, script, args.timeout_s)
@@ -67,7 +76,8 @@ def main():
             print(f"disagree  {path}: z3 {z3}, {args.solver} {other}")
     print(f"{len(files)} queries: {tally['agree unsat']} unsat and {tally['agree sat']} sat "
           f"in both, {tally['disagree']} disagreeing, {tally['undecided']} undecided by one "
-          f"of the two ({tally['errors']} {args.solver} errors)")
+          f"of the two ({tally['errors']} {args.solver} errors), {tally['not written']} "
+          f"not written")
     return 1 if tally["disagree"] or tally["errors"] else 0
 
 

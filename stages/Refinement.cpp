@@ -743,8 +743,12 @@ private:
     if (Options.Arithmetic != smt::Mode::IEEE)
       return std::nullopt;
     Env Exactly = completed(Model, Where);
-    if (Interpreter(Exactly).eval(Violation).isTrue())
-      return Exactly;
+    try {
+      if (Interpreter(Exactly).eval(Violation).isTrue())
+        return Exactly;
+    } catch (const EvalError &) {
+      // A call above the places that the model has no value for.
+    }
     FalsifyOptions F;
     F.Hints = hints(Where);
     if (Where)

@@ -775,21 +775,26 @@ private:
   /// reached on exchanges the whole query proves by cases.
   smt::QueryResult exchangeAtThePlaces(const Exchange &A, const Exchange &B,
                                        const Expr *Defined) {
+    std::map<std::pair<const Expr *, const Expr *>, std::vector<const Expr *>>
+        OperandLevels;
+    size_t Deepest = 0;
+    for (size_t J = 0; J < A.Operands.size(); ++J) {
+      auto &L = OperandLevels[{A.Operands[J], B.Operands[J]}];
+      L = differingLevels(C, A.Operands[J], B.Operands[J]);
+      Deepest = std::max(Deepest, L.size());
+    }
     smt::QueryResult Last;
+    if (Deepest == 0)
+      return Last; // no operand parts in a few places
     double Seconds = 0;
     for (size_t Level = 0;; ++Level) {
-      bool Narrowed = false, Higher = false;
+      // An operand with fewer levels is asked at its highest.
       const Expr *Violation =
           exchangeDiffers(A, B, [&](const Expr *X, const Expr *Y) {
-            std::vector<const Expr *> Levels = differingLevels(C, X, Y);
-            if (Levels.empty())
-              return differs(C, X, Y);
-            Narrowed = true;
-            Higher |= Level + 1 < Levels.size();
-            return Levels[std::min(Level, Levels.size() - 1)];
+            const std::vector<const Expr *> &L = OperandLevels.at({X, Y});
+            return L.empty() ? differs(C, X, Y)
+                             : L[std::min(Level, L.size() - 1)];
           });
-      if (!Narrowed)
-        return Last;
       smt::SolverOptions Quick = Options.Check.Solver;
       Quick.TimeoutMs = std::min(Quick.TimeoutMs, Level == 0 ? 4000u : 16000u);
       Last = smt::solve({"communication", C.andOf(Defined, Violation),
@@ -798,7 +803,7 @@ private:
       Seconds += Last.Seconds;
       // Only a place seen to differ is asked about from above (undecided,
       // a level above is larger still).
-      if (Last.Kind != smt::Outcome::Counterexample || !Higher) {
+      if (Last.Kind != smt::Outcome::Counterexample || Level + 1 >= Deepest) {
         Last.Seconds = Seconds;
         return Last;
       }

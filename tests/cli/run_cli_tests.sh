@@ -159,6 +159,13 @@ if command -v cvc5 >/dev/null; then
     sed 's/:status unsat)/:status sat)/' "$f" >"$tmp/wrong/$(basename "$f")"
   done
   expect 1 "disagree .*z3 sat, cvc5 unsat" -- python3 "$recheck" "$tmp/wrong"
+  # Bad input: a directory that is not there, one with no query in it, and
+  # a query the dump could not write (said why, not asked).
+  expect 2 "no directory $tmp/nowhere" -- python3 "$recheck" "$tmp/nowhere"
+  mkdir "$tmp/empty"
+  expect 2 "no .smt2 files" -- python3 "$recheck" "$tmp/empty"
+  printf '; stagecheck query: q\n; not written: no real encoding for bitcast\n' >"$tmp/wrong/99999-q.smt2"
+  expect 1 "1 not written" -- python3 "$recheck" "$tmp/wrong"
 fi
 
 # TTGIR -> LLVM IR: the last barrier of a two-warp max reduction dropped

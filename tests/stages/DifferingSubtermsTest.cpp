@@ -40,6 +40,18 @@ unsigned differingInputs(const Expr *A, const Expr *B, const Expr *Somewhere,
   return Differ;
 }
 
+/// Every pair of values of the symbols x and y of type T (at most 8 bits).
+std::vector<Env> everyXAndY(Type T) {
+  std::vector<Env> Inputs;
+  for (uint64_t XV = 0; XV < (uint64_t(1) << T.bits()); ++XV)
+    for (uint64_t YV = 0; YV < (uint64_t(1) << T.bits()); ++YV) {
+      Env &E = Inputs.emplace_back();
+      E.setSymbol("x", Value::ofBits(T, XV));
+      E.setSymbol("y", Value::ofBits(T, YV));
+    }
+  return Inputs;
+}
+
 TEST(DifferingSubterms, AMutatedComparisonIsTheOnePlace) {
   Context C;
   Type T = Type::i(5);
@@ -58,13 +70,7 @@ TEST(DifferingSubterms, AMutatedComparisonIsTheOnePlace) {
   EXPECT_EQ((*Places)[0].second, C.icmp(ICmpPredicate::Ule, X, K(5)));
   const Expr *Somewhere = someSubtermDiffers(C, Lt, Le);
   ASSERT_NE(Somewhere, nullptr);
-  std::vector<Env> Inputs;
-  for (uint64_t XV = 0; XV < 32; ++XV)
-    for (uint64_t YV = 0; YV < 32; ++YV) {
-      Env &E = Inputs.emplace_back();
-      E.setSymbol("x", Value::ofBits(T, XV));
-      E.setSymbol("y", Value::ofBits(T, YV));
-    }
+  std::vector<Env> Inputs = everyXAndY(T);
   // The mutant is a real one: the check can fail.
   EXPECT_GT(differingInputs(Lt, Le, Somewhere, Inputs), 0u);
 }
@@ -148,13 +154,7 @@ TEST(DifferingLevels, EachLevelFollowsFromTheRootsDiffering) {
   // The comparison, the select, its two products; not the root.
   ASSERT_EQ(Levels.size(), 3u);
   EXPECT_EQ(Levels[0], someSubtermDiffers(C, Lt, Le));
-  std::vector<Env> Inputs;
-  for (uint64_t XV = 0; XV < 32; ++XV)
-    for (uint64_t YV = 0; YV < 32; ++YV) {
-      Env &E = Inputs.emplace_back();
-      E.setSymbol("x", Value::ofBits(T, XV));
-      E.setSymbol("y", Value::ofBits(T, YV));
-    }
+  std::vector<Env> Inputs = everyXAndY(T);
   for (const Expr *Level : Levels)
     EXPECT_GT(differingInputs(Lt, Le, Level, Inputs), 0u);
 }
