@@ -764,6 +764,29 @@ private:
 
   static constexpr unsigned PlacesTimeoutMs = 4000, LevelTimeoutMs = 16000;
 
+  /// The atoms a conjunction fixes: each conjunct true, the operand of a
+  /// negated one false. A value query is asked where the write matters, so
+  /// the values may be read under these: a load or select on the store's
+  /// own mask is its loaded value there, whatever the other value is.
+  static std::unordered_map<const Expr *, const Expr *>
+  factsOf(Context &C, const Expr *Conjunction) {
+    std::unordered_map<const Expr *, const Expr *> Facts;
+    std::vector<const Expr *> Work = {Conjunction};
+    while (!Work.empty()) {
+      const Expr *E = Work.back();
+      Work.pop_back();
+      if (E->op() == Op::And) {
+        Work.push_back(E->operand(0));
+        Work.push_back(E->operand(1));
+      } else if (E->op() == Op::Not) {
+        Facts[E->operand(0)] = C.falseExpr();
+      } else if (!E->isConst()) {
+        Facts[E] = C.trueExpr();
+      }
+    }
+    return Facts;
+  }
+
   /// The store value violation asked at each level of where the values
   /// part: where the write matters, the target undefined or that level.
   std::vector<const Expr *> whereTheyPart(const Expr *Matters,
@@ -816,9 +839,12 @@ private:
       BufferQuery Q{B, WS.Index, {}, WS.Bound};
       std::string Name = storeName(B.Name, K, S.size());
       std::vector<const Expr *> Levels;
-      const Expr *Mismatch =
-          C.orOf(C.notOf(DefinedT), valuesDiffer(WS.Value, ValueT, &Levels));
       const Expr *Matters = C.andOf(Context, C.andOf(WS.Guard, WS.Defined));
+      const auto Facts = factsOf(C, Matters);
+      const Expr *Mismatch = C.orOf(
+          C.notOf(substitute(C, DefinedT, Facts)),
+          valuesDiffer(substitute(C, WS.Value, Facts),
+                       substitute(C, ValueT, Facts), &Levels));
       bool Ok =
           check(Name + ": guards",
                 C.andOf(Context, C.xorOf(WS.Guard, GuardT)), &Q) &&
@@ -883,10 +909,13 @@ private:
                C.andOf(SourceDefined, C.xorOf(FS.Written, FT.Written)), &Q))
       return false;
     std::vector<const Expr *> Levels;
-    const Expr *Mismatch =
-        C.orOf(C.notOf(FT.Defined), valuesDiffer(FS.Value, FT.Value, &Levels));
     const Expr *Matters =
         C.andOf(SourceDefined, C.andOf(FS.Written, FS.Defined));
+    const auto Facts = factsOf(C, Matters);
+    const Expr *Mismatch = C.orOf(
+        C.notOf(substitute(C, FT.Defined, Facts)),
+        valuesDiffer(substitute(C, FS.Value, Facts),
+                     substitute(C, FT.Value, Facts), &Levels));
     return check("values written to " + B.Name, C.andOf(Matters, Mismatch),
                  &Q, nullptr, whereTheyPart(Matters, FT.Defined, Levels));
   }

@@ -135,8 +135,16 @@ smt::SolverOptions solverOptions(const cxxopts::ParseResult &P) {
   smt::SolverOptions S;
   S.TimeoutMs = P["timeout-ms"].as<unsigned>();
   S.MemoryLimitMB = P["memory-mb"].as<unsigned>();
-  if (P.count("dump-smt"))
+  if (P.count("dump-smt")) {
     S.DumpDir = P["dump-smt"].as<std::string>();
+    // Made here, so that a mistyped directory is an error at once rather
+    // than a run that silently writes no query.
+    std::error_code EC;
+    std::filesystem::create_directories(S.DumpDir, EC);
+    if (EC || !std::filesystem::is_directory(S.DumpDir))
+      throw InputError("cannot write SMT-LIB queries into '" + S.DumpDir +
+                       "': " + (EC ? EC.message() : "not a directory"));
+  }
   return S;
 }
 

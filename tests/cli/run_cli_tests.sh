@@ -149,8 +149,10 @@ fi
 # whose recorded answer is turned around is a disagreement.
 c=$(dirname "$0")/../corpus/inductor_clamp/kernels/triton_poi_fused_clamp_0/triton_poi_fused_clamp_0
 sed 's/fcmp olt float %19, 5.000000e-01/fcmp ole float %19, 5.000000e-01/' "$c.llir" >"$tmp/clamp.llir"
-mkdir "$tmp/dump"
+# The directory is made if it is not there; a path that
+# cannot be one is an input error before anything is checked.
 expect 0 "verdict: proved" -- "$stagecheck" check --from llir --to llir --dump-smt "$tmp/dump" "$c.llir" "$tmp/clamp.llir"
+expect 3 "cannot write SMT-LIB queries into '$tmp/out/d'" -- "$stagecheck" check --dump-smt "$tmp/out/d" "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 if command -v cvc5 >/dev/null; then
   recheck=$(dirname "$0")/../../scripts/recheck_smt.py
   expect 0 " [1-9][0-9]* unsat and [0-9]* sat in both, 0 disagreeing" -- python3 "$recheck" "$tmp/dump"
