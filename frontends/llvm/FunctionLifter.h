@@ -220,6 +220,9 @@ private:
   llvm::DenseMap<const llvm::Loop *, const ir::Expr *> LoopEntry;
   std::vector<ActiveLoop> Active;
   std::map<const llvm::Loop *, std::unique_ptr<Region>> Regions;
+  /// Per .llir line (or function, without lines), the lanes of freezes of
+  /// poison lifted so far.
+  std::map<std::string, unsigned> FreezesMet;
 };
 
 } // namespace stagecheck::llvmir

@@ -387,8 +387,17 @@ Lanes FunctionLifter::liftFreeze(const llvm::FreezeInst &I) {
       Out.push_back(L);
       continue;
     }
-    // Poison becomes some value of the type, fixed from here on.
-    const Expr *Any = C.fresh("freeze", L.V->type());
+    // Poison becomes some value of the type, fixed from here on: a thread's
+    // own unknown, named by the instruction's line and how often this lift
+    // met it, so that a kernel checked against a copy of itself gives the
+    // same freeze the same value (a sound choice: the source's freeze may
+    // be any value, so it may be the target's).
+    // (A function read from bitcode has no lines: its name stands in.)
+    unsigned Line = Facts.Lines.lookup(&I);
+    std::string Where = Line ? std::to_string(Line) : F.getName().str();
+    const Expr *Any = C.symbol("uninit.freeze." + Where + "." +
+                                   std::to_string(FreezesMet[Where]++),
+                               L.V->type());
     Out.push_back(defined(C.select(L.Def, L.V, Any)));
   }
   return Out;

@@ -26,9 +26,11 @@
 //  - poison is tracked next to each value (nsw/nuw/exact/disjoint/samesign/
 //    nneg flags, getelementptr nusw/nuw, nnan/ninf, poison constants, shifts
 //    past the width, fptosi out of range), as Alive2 pairs a value with its
-//    non-poison condition; `freeze` of poison is a fresh value; a store of
-//    poison is a write with Defined false; a branch on poison, an access at
-//    a poison address, division by zero and a failed llvm.assume are
+//    non-poison condition; `freeze` of poison is an unknown of the thread,
+//    "uninit.freeze.<line>.<k>" (its k-th lane lifted at that .llir line,
+//    loop iterations included; the function's name for a line in bitcode); a
+//    store of poison is a write with Defined false; a branch on poison, an
+//    access at a poison address, division by zero and a failed llvm.assume are
 //    undefined behaviour.
 //  - Control flow is merged by path condition (phi -> select, a join takes
 //    its dominator's condition); a loop is unrolled while its back edge

@@ -183,6 +183,15 @@ expect 0 "verdict: proved" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir
 expect 3 "cannot read '$tmp/no.bc'" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir" --to llir "$a" --libdevice "$tmp/no.bc"
 expect 0 "racing loads read any value" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir" --to llir "$tmp/nobarrier.llir"
 expect 0 "verdict: proved" -- "$stagecheck" check --from llir --to llir "$a" "$tmp/nobarrier.llir"
+# The same with a freeze of a value that is poison for one input (an add
+# that may overflow): a freeze is the thread's own unknown, named by its
+# line, so the kernel and its copy without the barrier freeze alike (any
+# value the source's freeze takes may be the target's).
+sed 's/^  %22 = bitcast i32 %20 to float/  %p = add nsw i32 %20, 1\n  %f = freeze i32 %p\n  %22 = bitcast i32 %f to float/' "$a" >"$tmp/freeze.llir"
+grep -q 'freeze i32 %p' "$tmp/freeze.llir" || { echo "FAIL: no freeze inserted"; fails=$((fails + 1)); }
+last=$(grep -n 'call void @llvm.nvvm.barrier' "$tmp/freeze.llir" | tail -1 | cut -d: -f1)
+sed "${last}d" "$tmp/freeze.llir" >"$tmp/freeze-nobarrier.llir"
+expect 0 "verdict: proved" -- "$stagecheck" check --from llir --to llir "$tmp/freeze.llir" "$tmp/freeze-nobarrier.llir"
 # Without the first barrier thread 0 combines warp 1's maximum before warp
 # 1 has written it: the racing load's value reaches the store.
 first=$(grep -n 'call void @llvm.nvvm.barrier' "$a" | head -1 | cut -d: -f1)

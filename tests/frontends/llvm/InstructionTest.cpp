@@ -146,7 +146,26 @@ TEST(LlvmInstructions, FreezeMakesPoisonAFreshValue) {
   const Write &W = onlyWrite(L);
   EXPECT_TRUE(W.Defined->isTrue());
   EXPECT_EQ(W.Value->op(), Op::Symbol);
-  EXPECT_EQ(W.Value->name().rfind("freeze!", 0), 0u);
+  EXPECT_EQ(W.Value->name().rfind("uninit.freeze.", 0), 0u);
+}
+
+// Each freeze is its own unknown; the same kernel lifted again (a copy
+// checked against its original) names them the same.
+TEST(LlvmInstructions, FreezesAreNamedByLineAndOccurrence) {
+  Context C;
+  std::string Text = kernel("ptr addrspace(1) %out, i32 %a",
+                            "  %p = shl i32 %a, 40\n"
+                            "  %f = freeze i32 %p\n"
+                            "  %g = freeze i32 %p\n"
+                            "  %s = sub i32 %f, %g\n"
+                            "  store i32 %s, ptr addrspace(1) %out\n"
+                            "  ret void\n");
+  LlvmLift First = lift(C, Text, {{true, I32}, {false, I32}});
+  LlvmLift Again = lift(C, Text, {{true, I32}, {false, I32}});
+  const Expr *V = onlyWrite(First).Value;
+  ASSERT_EQ(V->op(), Op::Sub);
+  EXPECT_NE(V->operand(0), V->operand(1));
+  EXPECT_EQ(onlyWrite(Again).Value, V);
 }
 
 TEST(LlvmInstructions, FloatArithmeticAndFptosiRange) {
