@@ -287,6 +287,15 @@ private:
     std::vector<BoundVariable> Ranges;
   };
 
+  /// A query the violation implies (asked before it, shorter): proved, the
+  /// violation is; a model of it is tested against the violation.
+  struct ImpliedQuery {
+    const Expr *Query;
+    std::string Proved; // the reason printed when it is proved
+    std::string Found;  // "found by testing <Found>"
+    unsigned TimeoutMs;
+  };
+
   std::vector<FalsifyOptions::IndexHint> hints(const BufferQuery *Where) {
     return Where ? Where->Hints : std::vector<FalsifyOptions::IndexHint>{};
   }
@@ -298,7 +307,7 @@ private:
   /// guarded write that the assumptions' own model may miss.
   bool check(const std::string &Name, const Expr *Violation,
              const BufferQuery *Where, const Expr *Precondition = nullptr,
-             const std::vector<const Expr *> &AtThePlaces = {}) {
+             const std::vector<ImpliedQuery> &AtThePlaces = {}) {
     // Bit-exact queries first meet random testing: a failing input found
     // that way is already a concrete, interpreter-checked counterexample.
     // (Over the reals the interpreter's IEEE answer would not count.)
@@ -690,47 +699,39 @@ private:
     return checkFinalContent(B, S, T);
   }
 
-  /// Violations implied by Name's, with the two values' difference asked
-  /// only where they part and the levels above (DifferingSubterms.h): when
-  /// no place can differ, neither can the values, since the operations
-  /// above the places are one function of equal operands. Short solver
-  /// calls that leave out that arithmetic (the polynomial above a mutated
-  /// conversion, a division by it). A place that can differ sends the
-  /// question one level up, and its input is tested against the whole
-  /// violation (an input where the places differ is often one where the
-  /// values do). True: proved; false: a counterexample; nullopt: the whole
-  /// query is asked.
-  std::optional<bool> decidedAtThePlaces(const std::string &Name,
-                                         const Expr *Violation,
-                                         const std::vector<const Expr *> &Levels,
-                                         const BufferQuery *Where) {
-    for (size_t Level = 0; Level < Levels.size(); ++Level) {
-      // A level above is asked once a place was seen to differ, which a
-      // harmless difference must be shown harmless from: it gets longer.
+  /// Queries implied by Name's violation, asked first with short limits:
+  /// the final content with each value written one unknown, and the two
+  /// values' difference asked only where they part and the levels above
+  /// (DifferingSubterms.h): when no place can differ, neither can the
+  /// values, since the operations above the places are one function of
+  /// equal operands. Short solver calls that leave out that arithmetic (the
+  /// polynomial above a mutated conversion, a division by it). A place that
+  /// can differ sends the question one level up, and its input is tested
+  /// against the whole violation (an input where the places differ is often
+  /// one where the values do). True: proved; false: a counterexample;
+  /// nullopt: the whole query is asked.
+  std::optional<bool>
+  decidedAtThePlaces(const std::string &Name, const Expr *Violation,
+                     const std::vector<ImpliedQuery> &Implied,
+                     const BufferQuery *Where) {
+    for (const ImpliedQuery &I : Implied) {
       smt::SolverOptions Quick = Options.Solver;
-      Quick.TimeoutMs = std::min(Quick.TimeoutMs,
-                                 Level == 0 ? PlacesTimeoutMs : LevelTimeoutMs);
+      Quick.TimeoutMs = std::min(Quick.TimeoutMs, I.TimeoutMs);
       smt::QueryResult R =
-          smt::solve({Name, Levels[Level], {}, Options.Arithmetic}, Quick);
+          smt::solve({Name, I.Query, {}, Options.Arithmetic}, Quick);
       if (R.Kind == smt::Outcome::Unknown)
         return std::nullopt; // a level above is larger still
       if (R.Kind == smt::Outcome::Counterexample) {
         if (std::optional<Env> Found = testNear(Violation, R.Model, Where)) {
           Result.Queries.push_back({Name, smt::Outcome::Counterexample,
-                                    "found by testing where the two values part",
-                                    R.Seconds, R.DumpedTo});
+                                    "found by testing " + I.Found, R.Seconds,
+                                    R.DumpedTo});
           confirm(Name, Violation, *Found, Where);
           return false;
         }
         continue;
       }
-      Result.Queries.push_back(
-          {Name, R.Kind,
-           Level == 0 ? "where the two values part, they are equal"
-                      : "where the two values part, they are equal " +
-                            std::to_string(Level) + " level" +
-                            (Level == 1 ? "" : "s") + " up",
-           R.Seconds, R.DumpedTo});
+      Result.Queries.push_back({Name, R.Kind, I.Proved, R.Seconds, R.DumpedTo});
       return true;
     }
     return std::nullopt;
@@ -788,13 +789,22 @@ private:
   }
 
   /// The store value violation asked at each level of where the values
-  /// part: where the write matters, the target undefined or that level.
-  std::vector<const Expr *> whereTheyPart(const Expr *Matters,
-                                          const Expr *TargetDefined,
-                                          const std::vector<const Expr *> &Levels) {
-    std::vector<const Expr *> Out;
-    for (const Expr *L : Levels)
-      Out.push_back(C.andOf(Matters, C.orOf(C.notOf(TargetDefined), L)));
+  /// part: where the write matters, the target undefined or that level. A
+  /// level above is asked once a place was seen to differ, which a
+  /// harmless difference must be shown harmless from: it gets longer.
+  std::vector<ImpliedQuery>
+  whereTheyPart(const Expr *Matters, const Expr *TargetDefined,
+                const std::vector<const Expr *> &Levels) {
+    std::vector<ImpliedQuery> Out;
+    for (size_t Level = 0; Level < Levels.size(); ++Level)
+      Out.push_back(
+          {C.andOf(Matters, C.orOf(C.notOf(TargetDefined), Levels[Level])),
+           Level == 0 ? "where the two values part, they are equal"
+                      : "where the two values part, they are equal " +
+                            std::to_string(Level) + " level" +
+                            (Level == 1 ? "" : "s") + " up",
+           "where the two values part",
+           Level == 0 ? PlacesTimeoutMs : LevelTimeoutMs});
     return Out;
   }
 
@@ -916,8 +926,37 @@ private:
         C.notOf(substitute(C, FT.Defined, Facts)),
         valuesDiffer(substitute(C, FS.Value, Facts),
                      substitute(C, FT.Value, Facts), &Levels));
-    return check("values written to " + B.Name, C.andOf(Matters, Mismatch),
-                 &Q, nullptr, whereTheyPart(Matters, FT.Defined, Levels));
+    std::vector<ImpliedQuery> Implied = {
+        {C.andOf(Matters, valuesAsUnknowns(SI, TI, B, Index)),
+         "decided by the writes' guards and places, each value written one "
+         "unknown",
+         "with each value written one unknown", PlacesTimeoutMs}};
+    for (ImpliedQuery &L : whereTheyPart(Matters, FT.Defined, Levels))
+      Implied.push_back(std::move(L));
+    return check("values written to " + B.Name, C.andOf(Matters, Mismatch), &Q,
+                 nullptr, Implied);
+  }
+
+  /// i1: the final contents differ (or the target's is poison) with each
+  /// value written one unknown, one per distinct value: what the writes'
+  /// guards and places decide alone. Implied by the real mismatch (the
+  /// unknowns may be the values), so its proof is a proof; it leaves out
+  /// the values' arithmetic, which a value that several threads write
+  /// (a row's mean from every lane that holds it) repeats per writer.
+  const Expr *valuesAsUnknowns(std::vector<Write> SI, std::vector<Write> TI,
+                               const Buffer &B, const Expr *Index) {
+    std::unordered_map<const Expr *, const Expr *> Unknown;
+    for (std::vector<Write> *Side : {&SI, &TI})
+      for (Write &W : *Side) {
+        auto [It, New] = Unknown.try_emplace(W.Value, nullptr);
+        if (New)
+          It->second = C.fresh("written", W.Value->type());
+        W.Value = It->second;
+      }
+    FinalContent FS = finalContent(C, SI, B, Index);
+    FinalContent FT = finalContent(C, TI, B, Index);
+    return C.orOf(C.notOf(FT.Defined),
+                  differs(C, FS.Value, FT.Value, Options.Arithmetic));
   }
 
   static constexpr uint64_t MaxInstances = 1 << 14;

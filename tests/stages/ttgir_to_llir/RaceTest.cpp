@@ -174,4 +174,52 @@ TEST(SameCta, AShuffleToTheWrongLaneGivesACounterexample) {
       << Same.Reason << " (lane operand was " << Old << ")";
 }
 
+// inductor_mean with its row means stored by the 56 threads that skip the
+// store (`tid & 56` tested `ne` instead of `eq`): seven threads write each
+// row's mean, the value each loads from the same shared bytes. Compared by
+// content, with each value written one unknown, the writes' guards and
+// places alone show the same memory (asked whole, the values' reductions
+// and divisions reached the 20 s limit).
+std::string meanStoredByOtherThreads(const Kernel &K, const char *Constant) {
+  std::vector<std::string> Lines = test::linesOf(K.Llir);
+  for (size_t I = 0; I + 1 < Lines.size(); ++I)
+    if (Lines[I].find("= and i32 %9, 56,") != std::string::npos &&
+        Lines[I + 1].find("icmp eq i32") != std::string::npos) {
+      Lines[I + 1].replace(Lines[I + 1].find("icmp eq"), 7, "icmp ne");
+      std::string Mutant = test::joined(Lines);
+      size_t At = Mutant.find("div.full(float %");
+      size_t Divisor = Mutant.find("float 1.280000e+02", At);
+      if (At == std::string::npos || Divisor == std::string::npos)
+        return "";
+      Mutant.replace(Divisor + 6, 12, Constant);
+      return Mutant;
+    }
+  return "";
+}
+
+TEST(SameCta, ARowMeanStoredByEveryThreadThatHoldsItIsProved) {
+  Kernel K = load("inductor_mean");
+  std::string Mutant = meanStoredByOtherThreads(K, "1.280000e+02");
+  ASSERT_FALSE(Mutant.empty());
+  stages::PairResult Same = asOneCta(K, Mutant);
+  EXPECT_EQ(stages::spelling(Same.Kind), std::string("proved")) << Same.Reason;
+  bool DecidedByPlaces = false;
+  for (const auto &Q : Same.Queries)
+    DecidedByPlaces |=
+        Q.Reason.find("each value written one unknown") != std::string::npos;
+  EXPECT_TRUE(DecidedByPlaces);
+}
+
+// The same writers with the mean divided by 127: the values as unknowns
+// leave the contents apart, and the values themselves differ.
+TEST(SameCta,
+     ARowMeanStoredByOtherThreadsAndDividedWronglyGivesACounterexample) {
+  Kernel K = load("inductor_mean");
+  std::string Mutant = meanStoredByOtherThreads(K, "1.270000e+02");
+  ASSERT_FALSE(Mutant.empty());
+  stages::PairResult Same = asOneCta(K, Mutant);
+  EXPECT_EQ(stages::spelling(Same.Kind), std::string("counterexample"))
+      << Same.Reason;
+}
+
 } // namespace
