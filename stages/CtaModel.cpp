@@ -644,10 +644,14 @@ private:
         R.Compare = resolve(K, A.Compare);
       Out.Effects.Atomics.push_back(R);
     }
-    for (const Expr *A : E.Assumptions)
+    // Resolved like the effects: an assumption on a thread's own unknown
+    // (a freeze) is that thread's, not one every thread shares.
+    for (const Expr *Lifted : E.Assumptions) {
+      const Expr *A = resolve(K, Lifted);
       if (std::find(Out.Assumptions.begin(), Out.Assumptions.end(), A) ==
           Out.Assumptions.end())
         Out.Assumptions.push_back(A);
+    }
     for (const std::string &B : E.Bounds)
       if (std::find(Out.Bounds.begin(), Out.Bounds.end(), B) == Out.Bounds.end())
         Out.Bounds.push_back(B);

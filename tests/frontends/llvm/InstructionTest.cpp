@@ -134,7 +134,7 @@ TEST(LlvmInstructions, SelectTakesTheChosenArmsPoison) {
   EXPECT_FALSE(eval(W.Defined, E).isTrue());
 }
 
-TEST(LlvmInstructions, FreezeMakesPoisonAFreshValue) {
+TEST(LlvmInstructions, FreezeMakesPoisonAnUnknownOfTheThread) {
   Context C;
   LlvmLift L = lift(C,
                     kernel("ptr addrspace(1) %out, i32 %a",
