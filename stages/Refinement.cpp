@@ -930,7 +930,7 @@ private:
         {C.andOf(Matters, valuesAsUnknowns(SI, TI, B, Index)),
          "decided by the writes' guards and places, each value written one "
          "unknown",
-         "with each value written one unknown", PlacesTimeoutMs}};
+         "near a model with each value written one unknown", PlacesTimeoutMs}};
     for (ImpliedQuery &L : whereTheyPart(Matters, FT.Defined, Levels))
       Implied.push_back(std::move(L));
     return check("values written to " + B.Name, C.andOf(Matters, Mismatch), &Q,

@@ -166,6 +166,26 @@ TEST(LlvmInstructions, FreezesAreNamedByLineAndOccurrence) {
   ASSERT_EQ(V->op(), Op::Sub);
   EXPECT_NE(V->operand(0), V->operand(1));
   EXPECT_EQ(onlyWrite(Again).Value, V);
+
+  // Two lanes frozen at one line are two unknowns.
+  LlvmLift Lanes =
+      lift(C,
+           kernel("ptr addrspace(1) %out, i32 %a",
+                  "  %v = insertelement <2 x i32> poison, i32 %a, i64 0\n"
+                  "  %w = insertelement <2 x i32> %v, i32 %a, i64 1\n"
+                  "  %p = shl <2 x i32> %w, <i32 40, i32 40>\n"
+                  "  %f = freeze <2 x i32> %p\n"
+                  "  %x = extractelement <2 x i32> %f, i64 0\n"
+                  "  %y = extractelement <2 x i32> %f, i64 1\n"
+                  "  %s = sub i32 %x, %y\n"
+                  "  store i32 %s, ptr addrspace(1) %out\n"
+                  "  ret void\n"),
+           {{true, I32}, {false, I32}});
+  const Expr *L = onlyWrite(Lanes).Value;
+  ASSERT_EQ(L->op(), Op::Sub);
+  ASSERT_EQ(L->operand(0)->op(), Op::Symbol);
+  ASSERT_EQ(L->operand(1)->op(), Op::Symbol);
+  EXPECT_NE(L->operand(0), L->operand(1));
 }
 
 TEST(LlvmInstructions, FloatArithmeticAndFptosiRange) {
