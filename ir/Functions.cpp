@@ -50,6 +50,38 @@ double mmaM16N8K16(std::span<const double> A) {
   return double(Acc);
 }
 
+// The PTX ISA's tables of corner-case results (the .f32 forms; a .ftz form
+// reads a subnormal as a zero first, so its rows are these). A table lists
+// only what it fixes: "-normal" is a negative normal number, and a negative
+// subnormal of a form without .ftz is left free.
+constexpr double Inf = __builtin_inf();
+constexpr double Nan = __builtin_nan("");
+using enum CornerInput;
+const CornerCase Ex2Corners[] = {{NegInfinity, +0.0}, {NegZero, 1.0},
+                                 {PosZero, 1.0},      {PosInfinity, Inf},
+                                 {NaN, Nan}};
+const CornerCase Lg2Corners[] = {{NegInfinity, Nan}, {NegNormal, Nan},
+                                 {NegZero, -Inf},    {PosZero, -Inf},
+                                 {PosInfinity, Inf}, {NaN, Nan}};
+const CornerCase RcpCorners[] = {{NegInfinity, -0.0}, {NegZero, -Inf},
+                                 {PosZero, Inf},      {PosInfinity, +0.0},
+                                 {NaN, Nan}};
+const CornerCase SqrtCorners[] = {{NegInfinity, Nan}, {NegNormal, Nan},
+                                  {NegZero, -0.0},    {PosZero, +0.0},
+                                  {PosInfinity, Inf}, {NaN, Nan}};
+const CornerCase RsqrtCorners[] = {{NegInfinity, Nan}, {NegNormal, Nan},
+                                   {NegZero, -Inf},    {PosZero, Inf},
+                                   {PosInfinity, +0.0}, {NaN, Nan}};
+const CornerCase SinCorners[] = {{NegInfinity, Nan}, {NegZero, -0.0},
+                                 {PosZero, +0.0},    {PosInfinity, Nan},
+                                 {NaN, Nan}};
+const CornerCase CosCorners[] = {{NegInfinity, Nan}, {NegZero, 1.0},
+                                 {PosZero, 1.0},     {PosInfinity, Nan},
+                                 {NaN, Nan}};
+const CornerCase TanhCorners[] = {{NegInfinity, -1.0}, {NegZero, -0.0},
+                                  {PosZero, +0.0},     {PosInfinity, 1.0},
+                                  {NaN, Nan}};
+
 const FunctionInfo Table[] = {
     // Exact mathematical functions.
     {"exp", 1, false, unary<exp>, true},
@@ -108,25 +140,26 @@ const FunctionInfo Table[] = {
 #undef LIBDEVICE_UNARY_EVEN_AT_ZERO
 #undef LIBDEVICE_BINARY
     // Approximate hardware ops (PTX spelling, without the type suffix).
-    {"ex2.approx", 1, true, unary<exp2>, true},
-    {"lg2.approx", 1, true, unary<log2>, true},
-    {"rcp.approx", 1, true, unary<rcp>},
-    {"rsqrt.approx", 1, true, unary<rsqrt>},
-    {"sqrt.approx", 1, true, unary<sqrt>},
-    {"sin.approx", 1, true, unary<sin>},
-    {"cos.approx", 1, true, unary<cos>, true},
-    {"tanh.approx", 1, true, unary<tanh>},
+    {"ex2.approx", 1, true, unary<exp2>, true, false, Ex2Corners},
+    {"lg2.approx", 1, true, unary<log2>, true, false, Lg2Corners},
+    {"rcp.approx", 1, true, unary<rcp>, false, false, RcpCorners},
+    {"rsqrt.approx", 1, true, unary<rsqrt>, false, false, RsqrtCorners},
+    {"sqrt.approx", 1, true, unary<sqrt>, false, false, SqrtCorners},
+    {"sin.approx", 1, true, unary<sin>, false, false, SinCorners},
+    {"cos.approx", 1, true, unary<cos>, true, false, CosCorners},
+    {"tanh.approx", 1, true, unary<tanh>, false, false, TanhCorners},
+    // The ISA gives no corner cases for its divisions, only an ulp bound.
     {"div.approx", 2, true, binary<divide>},
     {"div.full", 2, true, binary<divide>},
     // Their .ftz forms are instructions of their own (subnormal inputs and
     // results flush to zero); nothing relates them to the forms above.
-    {"ex2.approx.ftz", 1, true, unary<exp2>, true, true},
-    {"lg2.approx.ftz", 1, true, unary<log2>, true, true},
-    {"rcp.approx.ftz", 1, true, unary<rcp>, false, true},
-    {"rsqrt.approx.ftz", 1, true, unary<rsqrt>, false, true},
-    {"sqrt.approx.ftz", 1, true, unary<sqrt>, false, true},
-    {"sin.approx.ftz", 1, true, unary<sin>, false, true},
-    {"cos.approx.ftz", 1, true, unary<cos>, true, true},
+    {"ex2.approx.ftz", 1, true, unary<exp2>, true, true, Ex2Corners},
+    {"lg2.approx.ftz", 1, true, unary<log2>, true, true, Lg2Corners},
+    {"rcp.approx.ftz", 1, true, unary<rcp>, false, true, RcpCorners},
+    {"rsqrt.approx.ftz", 1, true, unary<rsqrt>, false, true, RsqrtCorners},
+    {"sqrt.approx.ftz", 1, true, unary<sqrt>, false, true, SqrtCorners},
+    {"sin.approx.ftz", 1, true, unary<sin>, false, true, SinCorners},
+    {"cos.approx.ftz", 1, true, unary<cos>, true, true, CosCorners},
     {"div.approx.ftz", 2, true, binary<divide>, false, true},
     {"div.full.ftz", 2, true, binary<divide>, false, true},
     // A tensor-core instruction's output element: hardware arithmetic the
@@ -145,6 +178,45 @@ Value canonicalArgument(const FunctionInfo &F, Value Argument) {
   if (F.IgnoresSignOfZero && fp::decode(Bits, Format).Kind == fp::Class::Zero)
     Bits = fp::zero(Format, /*Negative=*/false);
   return Value::ofBits(Argument.Ty, Bits);
+}
+
+/// The row of a corner-case table an argument falls in, if any class does.
+static std::optional<CornerInput> cornerInput(Value Argument) {
+  fp::Decoded D = fp::decode(Argument.Bits, floatFormat(Argument.Ty));
+  switch (D.Kind) {
+  case fp::Class::NaN:
+    return CornerInput::NaN;
+  case fp::Class::Infinity:
+    return D.Negative ? CornerInput::NegInfinity : CornerInput::PosInfinity;
+  case fp::Class::Zero:
+    return D.Negative ? CornerInput::NegZero : CornerInput::PosZero;
+  case fp::Class::Normal:
+    if (D.Negative)
+      return CornerInput::NegNormal;
+    return std::nullopt;
+  case fp::Class::Subnormal:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<Value> cornerCaseResult(const FunctionInfo &F,
+                                      std::span<const Value> Arguments,
+                                      Type Result) {
+  if (F.CornerCases.empty() || Arguments.size() != 1 ||
+      Arguments[0].Ty != Type::f32() || Result != Type::f32())
+    return std::nullopt;
+  std::optional<CornerInput> In = cornerInput(Arguments[0]);
+  for (const CornerCase &C : F.CornerCases)
+    if (In && C.Input == *In)
+      return cornerResult(C, Result);
+  return std::nullopt;
+}
+
+Value cornerResult(const CornerCase &C, Type Result) {
+  return std::isnan(C.Result)
+             ? Value::ofBits(Result, fp::canonicalNaN(floatFormat(Result)))
+             : Value::ofDouble(Result, C.Result);
 }
 
 const FunctionInfo *lookupFunction(std::string_view Name) {

@@ -11,10 +11,20 @@
 
 #include "ir/Value.h"
 
+#include <optional>
 #include <span>
 #include <string_view>
 
 namespace stagecheck::ir {
+
+/// A class of f32 argument that a PTX ISA table of corner cases lists.
+enum class CornerInput { NegInfinity, NegNormal, NegZero, PosZero, PosInfinity, NaN };
+
+/// One row of such a table: ex2.approx.f32 of -Inf is +0.0 on every GPU.
+struct CornerCase {
+  CornerInput Input;
+  double Result;
+};
 
 struct FunctionInfo {
   std::string_view Name;
@@ -31,6 +41,12 @@ struct FunctionInfo {
   bool IgnoresSignOfZero = false;
   /// A .ftz instruction reads a subnormal argument as a zero of its sign.
   bool FlushesSubnormalArguments = false;
+  /// The PTX ISA's corner-case results of an approximate instruction, for
+  /// an f32 argument as the function reads it. An uninterpreted function
+  /// may take any value elsewhere, but not here: a model that made
+  /// ex2.approx(-Inf) anything but +0 would be a counterexample no GPU
+  /// can show.
+  std::span<const CornerCase> CornerCases = {};
 };
 
 /// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, one output element:
@@ -48,6 +64,17 @@ inline constexpr std::string_view MmaM16N8K16F32F16 =
 /// compares or looks up call arguments (the interpreter's environment, the
 /// SMT encoding) goes through this, so both agree on one point per class.
 Value canonicalArgument(const FunctionInfo &F, Value Argument);
+
+/// The result the PTX ISA fixes for a call of F on these arguments, each as
+/// the function reads it (canonicalArgument), or nothing where the function
+/// is free. Every place that gives a call a value (the interpreter, the SMT
+/// encoding, a model's reading) asks this first.
+std::optional<Value> cornerCaseResult(const FunctionInfo &F,
+                                      std::span<const Value> Arguments,
+                                      Type Result);
+
+/// A row's result as a value of type Result (a NaN is the canonical one).
+Value cornerResult(const CornerCase &C, Type Result);
 
 /// The function named Name, or nullptr.
 const FunctionInfo *lookupFunction(std::string_view Name);

@@ -2,8 +2,13 @@
 """The mutation harness: how much of what goes wrong does stagecheck catch?
 
 usage: scripts/mutate.py [--stagecheck PATH] [--per-operator N] [--seed S]
-                         [--stages ttir,ttgir,llir,ptx] [--jobs N] [--json OUT]
-                         [--recheck EARLIER.json] CORPUS_DIR...
+                         [--stages ttir,ttgir,llir,ptx] [--operators NAME,...]
+                         [--jobs N] [--json OUT] [--recheck EARLIER.json]
+                         CORPUS_DIR...
+
+--operators keeps only the named operators; with a large --per-operator it
+mutates every site of them, which measures one operator's score over the
+whole corpus rather than over a sample.
 
 --recheck judges again, with this build, the mutants of an earlier run's
 JSON that were not caught (the others keep their outcome), and prints the
@@ -250,7 +255,7 @@ def classify(stagecheck, bundle, stage, kernel, cache, report, original):
     return "missed", []
 
 
-def mutants_of(bundle, baseline, stages, per_operator, rng):
+def mutants_of(bundle, baseline, stages, per_operator, rng, operators=None):
     """Every mutant of one bundle: (record, relative path, mutated lines)."""
     manifest = json.load(open(os.path.join(bundle, "manifest.json")))
     launches = [s for s in manifest["steps"] if s["kind"] == "launch"]
@@ -266,6 +271,8 @@ def mutants_of(bundle, baseline, stages, per_operator, rng):
                 continue
             original = open(os.path.join(bundle, rel)).read().split("\n")
             for op in OPERATORS[stage]:
+                if operators and op.name not in operators:
+                    continue
                 sites = op.sites(original)
                 rng.shuffle(sites)
                 for site in sites[:per_operator]:
@@ -340,12 +347,18 @@ def main():
                     help="mutants per operator and stage file")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--stages", default="ttir,ttgir,llir,ptx")
+    ap.add_argument("--operators", default="",
+                    help="only these operators (comma-separated names), e.g. fcmp-predicate")
     ap.add_argument("--jobs", type=int, default=1, help="mutants audited at once")
     ap.add_argument("--json")
     ap.add_argument("--recheck", help="an earlier run's JSON: judge its uncaught mutants again")
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
     stages = [s for s in args.stages.split(",") if s]
+    operators = {o for o in args.operators.split(",") if o}
+    known = {op.name for stage in stages for op in OPERATORS[stage]}
+    if operators - known:
+        ap.error(f"no operator {', '.join(sorted(operators - known))} in stages {args.stages}")
     rng = random.Random(args.seed)
     records = []
     with tempfile.TemporaryDirectory() as tmp, \
@@ -392,7 +405,7 @@ def main():
             if baseline is None:
                 continue
             for record, rel, mutated in mutants_of(bundle, baseline, stages,
-                                                   args.per_operator, rng):
+                                                   args.per_operator, rng, operators):
                 futures.append(pool.submit(work, bundle, baseline, record, rel, mutated))
         records = [f.result() for f in futures]
     table = collections.defaultdict(collections.Counter)

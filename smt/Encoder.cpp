@@ -112,6 +112,45 @@ z3::expr Encoder::callArgument(const Expr *Call, z3::expr A) {
   return A;
 }
 
+/// The PTX ISA's corner cases (ir::cornerCaseResult) around the free value
+/// of the function, tested on the argument as the function reads it.
+z3::expr Encoder::withCornerCases(const Expr *Call, const z3::expr &A,
+                                  z3::expr Free) {
+  const FunctionInfo *F = lookupFunction(Call->name());
+  if (!F || F->CornerCases.empty() || M != Mode::IEEE ||
+      Call->type() != Type::f32() || Call->operand(0)->type() != Type::f32())
+    return Free;
+  auto Is = [&](auto Test) { return wrap(Z, Test(Z, A)); };
+  z3::expr Negative = Is(Z3_mk_fpa_is_negative);
+  z3::expr Out = Free;
+  for (const CornerCase &C : F->CornerCases) {
+    z3::expr When = Z.bool_val(false);
+    switch (C.Input) {
+    case CornerInput::NegInfinity:
+      When = Is(Z3_mk_fpa_is_infinite) && Negative;
+      break;
+    case CornerInput::PosInfinity:
+      When = Is(Z3_mk_fpa_is_infinite) && !Negative;
+      break;
+    case CornerInput::NegZero:
+      When = Is(Z3_mk_fpa_is_zero) && Negative;
+      break;
+    case CornerInput::PosZero:
+      When = Is(Z3_mk_fpa_is_zero) && !Negative;
+      break;
+    case CornerInput::NegNormal:
+      When = Is(Z3_mk_fpa_is_normal) && Negative;
+      break;
+    case CornerInput::NaN:
+      When = Is(Z3_mk_fpa_is_nan);
+      break;
+    }
+    Value Fixed = cornerResult(C, Call->type());
+    Out = z3::ite(When, constant(Fixed.Ty, Fixed.Bits), Out);
+  }
+  return Out;
+}
+
 z3::expr Encoder::encode(const Expr *Root) {
   for (const Expr *E : postOrder(std::span<const Expr *const>(&Root, 1)))
     if (!Cache.count(E))
@@ -152,12 +191,11 @@ z3::expr Encoder::encodeNode(const Expr *E) {
       return eliminated(E);
     return z3::select(bufferArray(E->name(), E->type()), operand(E, 0));
   case OpCategory::Call: {
-    if (EliminateArrays)
-      return eliminated(E);
     z3::expr_vector Args(Z);
     for (unsigned I = 0; I < E->numOperands(); ++I)
       Args.push_back(callArgument(E, operand(E, I)));
-    return function(E)(Args);
+    z3::expr Free = EliminateArrays ? eliminated(E) : function(E)(Args);
+    return Args.size() == 1 ? withCornerCases(E, Args[0], Free) : Free;
   }
   case OpCategory::IntBinary:
   case OpCategory::IntUnary:

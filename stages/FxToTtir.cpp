@@ -1570,7 +1570,7 @@ void registerFxToTtirChecker(KernelLifter Lift) {
         F.Check.Arithmetic = smt::Mode::Real;
         return checkFxToTtir(C, M, Lift, F);
       },
-      "fx-ttir-5");
+      "fx-ttir-6");
 }
 
 } // namespace stagecheck::stages

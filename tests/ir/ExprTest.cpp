@@ -372,6 +372,41 @@ TEST(Interpreter, ReadsAndCallsComeFromTheEnvironment) {
   EXPECT_FALSE(In.usedHostFallback());
 }
 
+// The PTX ISA's tables of corner cases are the function's, not a model's:
+// ex2.approx.f32(-Inf) is +0 on every GPU.
+TEST(Interpreter, PtxCornerCasesAreNotTheEnvironmentsToChoose) {
+  Context C;
+  Type F32 = Type::f32();
+  const Expr *X = C.symbol("x", F32);
+  auto Call = [&](const char *F) {
+    const Expr *Args[] = {X};
+    return C.call(F, F32, Args);
+  };
+  auto At = [&](const char *F, double In) {
+    Env Env;
+    Env.setSymbol("x", Value::ofDouble(F32, In));
+    Env.setCall(F, {Value::ofDouble(F32, In)}, Value::ofDouble(F32, 42.0));
+    Interpreter I(Env);
+    return I.eval(Call(F));
+  };
+  double Inf = __builtin_inf();
+  EXPECT_TRUE(At("ex2.approx", -Inf).sameAs(Value::ofDouble(F32, +0.0)));
+  EXPECT_TRUE(At("ex2.approx.ftz", -0.0).sameAs(Value::ofDouble(F32, 1.0)));
+  EXPECT_TRUE(At("lg2.approx", -2.0).isNaN());
+  EXPECT_TRUE(At("lg2.approx", 0.0).sameAs(Value::ofDouble(F32, -Inf)));
+  EXPECT_TRUE(At("rcp.approx", -0.0).sameAs(Value::ofDouble(F32, -Inf)));
+  EXPECT_TRUE(At("rsqrt.approx", Inf).sameAs(Value::ofDouble(F32, +0.0)));
+  EXPECT_TRUE(At("sqrt.approx", -0.0).sameAs(Value::ofDouble(F32, -0.0)));
+  EXPECT_TRUE(At("sin.approx", Inf).isNaN());
+  EXPECT_TRUE(At("tanh.approx", -Inf).sameAs(Value::ofDouble(F32, -1.0)));
+  // A .ftz form reads a negative subnormal as -0; the other form is free
+  // there (the table lists negative normals only).
+  EXPECT_TRUE(At("rsqrt.approx.ftz", -1e-40).sameAs(Value::ofDouble(F32, -Inf)));
+  EXPECT_EQ(At("rsqrt.approx", -1e-40).asDouble(), 42.0);
+  // Away from the corners the environment decides.
+  EXPECT_EQ(At("ex2.approx", 3.0).asDouble(), 42.0);
+}
+
 // A guard that is false leaves what it guards unevaluated: no buffer
 // element is asked for and a missing symbol there is no error.
 TEST(Interpreter, SelectsAndBooleanConnectivesEvaluateOnlyWhatDecides) {
