@@ -38,6 +38,12 @@ double erf(double X) { return std::erf(X); }
 double erfc(double X) { return std::erfc(X); }
 double cbrt(double X) { return std::cbrt(X); }
 double sqrt(double X) { return std::sqrt(X); }
+double floor(double X) { return std::floor(X); }
+double ceil(double X) { return std::ceil(X); }
+double trunc(double X) { return std::trunc(X); }
+double rint(double X) { return std::nearbyint(X); }
+double round(double X) { return std::round(X); }
+double nearbyint(double X) { return std::nearbyint(X); }
 double pow(double X, double Y) { return std::pow(X, Y); }
 double atan2(double X, double Y) { return std::atan2(X, Y); }
 double fmod(double X, double Y) { return std::fmod(X, Y); }
@@ -135,6 +141,8 @@ const FunctionInfo Table[] = {
     LIBDEVICE_UNARY(asinh) LIBDEVICE_UNARY(acosh) LIBDEVICE_UNARY(atanh)
     LIBDEVICE_UNARY(erf) LIBDEVICE_UNARY(erfc)
     LIBDEVICE_UNARY(rsqrt) LIBDEVICE_UNARY(cbrt) LIBDEVICE_UNARY(sqrt)
+    LIBDEVICE_UNARY(floor) LIBDEVICE_UNARY(ceil) LIBDEVICE_UNARY(trunc)
+    LIBDEVICE_UNARY(rint) LIBDEVICE_UNARY(round) LIBDEVICE_UNARY(nearbyint)
     LIBDEVICE_BINARY(pow) LIBDEVICE_BINARY(atan2) LIBDEVICE_BINARY(fmod)
 #undef LIBDEVICE_UNARY
 #undef LIBDEVICE_UNARY_EVEN_AT_ZERO

@@ -80,14 +80,14 @@ void convertFloat(Step &S, PtxType D, PtxType A) {
                                  : flushF32(S, In, Ftz)});
     return;
   }
-  const Expr *V = flushF32(S, In, Ftz);
-  if (To == V->type()) {
-    const Expr *Ops[] = {V};
-    V = C.make(Op::FRoundInt, Ops, uint8_t(S.rounding()));
+  const Expr *V;
+  if (To == In->type()) {
+    // cvt.rmi.f32.f32 is llvm.nvvm.floor.f: one builder for both.
+    V = sem::roundToIntegral(C, In, S.rounding(), Ftz && A.Bits == 32);
   } else {
-    V = C.cast(Op::FPCast, V, To, S.rounding());
+    V = C.cast(Op::FPCast, flushF32(S, In, Ftz), To, S.rounding());
+    V = flushF32(S, V, Ftz);
   }
-  V = flushF32(S, V, Ftz);
   if (S.has("sat"))
     V = sem::saturate(C, V);
   S.setFloats(0, {V});

@@ -32,6 +32,12 @@ const Expr *reciprocal(Context &C, const Expr *A, RoundingMode M, bool Ftz) {
   return arith(C, Op::FDiv, C.floatConst(A->type(), 1.0), A, M, Ftz);
 }
 
+const Expr *roundToIntegral(Context &C, const Expr *A, RoundingMode M,
+                            bool Ftz) {
+  const Expr *Ops[] = {flush(C, A, Ftz)};
+  return flush(C, C.make(Op::FRoundInt, Ops, uint8_t(M)), Ftz);
+}
+
 const Expr *abs(Context &C, const Expr *A, bool Ftz) {
   return flush(C, C.unary(Op::FAbs, flush(C, A, Ftz)), Ftz);
 }

@@ -35,6 +35,10 @@ const ir::Expr *sqrt(ir::Context &C, const ir::Expr *A, ir::RoundingMode M,
                      bool Ftz);
 const ir::Expr *reciprocal(ir::Context &C, const ir::Expr *A,
                            ir::RoundingMode M, bool Ftz);
+/// cvt.rni/rzi/rmi/rpi of a float to its own type (llvm.nvvm.round, trunc,
+/// floor, ceil): the nearest integral value in mode M.
+const ir::Expr *roundToIntegral(ir::Context &C, const ir::Expr *A,
+                                ir::RoundingMode M, bool Ftz);
 const ir::Expr *abs(ir::Context &C, const ir::Expr *A, bool Ftz);
 const ir::Expr *neg(ir::Context &C, const ir::Expr *A, bool Ftz);
 /// min/max; PropagateNaN for the .NaN forms.

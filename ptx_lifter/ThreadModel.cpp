@@ -68,22 +68,14 @@ const Expr *ThreadModel::threadId(unsigned Dim) {
 }
 
 const Expr *ThreadModel::programId(unsigned Dim) {
-  Type I32 = Type::i(32);
-  const Expr *Pid = C.symbol("pid." + dimName(Dim), I32, SymbolRole::ProgramId);
-  const Expr *NProg = numPrograms(Dim);
   // The same assumption the TTIR lifter states, so the two agree.
-  assume(C.andOf(C.icmp(ICmpPredicate::Sge, NProg, C.intConst(I32, 1)),
-                 C.andOf(C.icmp(ICmpPredicate::Sge, Pid, C.intConst(I32, 0)),
-                         C.icmp(ICmpPredicate::Slt, Pid, NProg))));
-  return Pid;
+  assume(programIdRange(C, Dim));
+  return programIdSymbol(C, Dim);
 }
 
 const Expr *ThreadModel::numPrograms(unsigned Dim) {
-  Type I32 = Type::i(32);
-  const Expr *NProg =
-      C.symbol("nprog." + dimName(Dim), I32, SymbolRole::NumPrograms);
-  assume(C.icmp(ICmpPredicate::Sge, NProg, C.intConst(I32, 1)));
-  return NProg;
+  assume(numProgramsRange(C, Dim));
+  return numProgramsSymbol(C, Dim);
 }
 
 const Expr *ThreadModel::blockDim(unsigned Dim) {

@@ -739,20 +739,24 @@ def argspec(node):
     return {"expr": ast.unparse(node)}
 
 
-def kernel_params(src):
-    """(name, declared constexpr) for each parameter of the @triton.jit function in src."""
+def kernel_params(src, name=None):
+    """(name, declared constexpr) for each parameter of the @triton.jit kernel
+    in src: the function called `name`, else the last one (a scan's or a
+    sort's source defines its combine helpers before the kernel)."""
     try:
         tree = ast.parse(src)
     except Exception:
         return None
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            params = []
-            for a in node.args.args:
-                ann = ast.unparse(a.annotation) if a.annotation is not None else ""
-                params.append((a.arg, "constexpr" in ann))
-            return params
-    return None
+    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    named = [f for f in functions if f.name == name]
+    if not functions:
+        return None
+    kernel = named[0] if named else functions[-1]
+    params = []
+    for a in kernel.args.args:
+        ann = ast.unparse(a.annotation) if a.annotation is not None else ""
+        params.append((a.arg, "constexpr" in ann))
+    return params
 
 
 def parse_output_code(text):
@@ -768,7 +772,7 @@ def parse_output_code(text):
                 name = literal(node.value.args[0])
                 src = literal(node.value.args[1]) if len(node.value.args) > 1 else None
                 res["kernels"][node.targets[0].id] = {
-                    "name": name, "source": src, "params": kernel_params(src) if src else None}
+                    "name": name, "source": src, "params": kernel_params(src, name) if src else None}
     call_fn = None
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == "call":

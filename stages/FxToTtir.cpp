@@ -1101,6 +1101,17 @@ private:
           ++Used[N->name() + " as " + Base];
           if (Base == "sqrt" && Ops.size() == 1)
             return C.make(Op::FSqrt, Ops, uint8_t(RoundingMode::NearestEven));
+          // Rounding to an integral value is exact arithmetic.
+          static const std::pair<const char *, RoundingMode> Integral[] = {
+              {"floor", RoundingMode::Down},
+              {"ceil", RoundingMode::Up},
+              {"trunc", RoundingMode::TowardZero},
+              {"rint", RoundingMode::NearestEven},
+              {"nearbyint", RoundingMode::NearestEven},
+              {"round", RoundingMode::NearestAway}};
+          for (const auto &[Name, Mode] : Integral)
+            if (Base == Name && Ops.size() == 1)
+              return C.make(Op::FRoundInt, Ops, uint8_t(Mode));
           if (!lookupFunction(Base)) {
             --Used[N->name() + " as " + Base];
             return nullptr;

@@ -24,13 +24,13 @@ std::string answerOf(const std::function<stages::PairResult()> &Check) {
   try {
     A["result"] = pairToJson(Check());
   } catch (const ir::InputError &E) {
-    A["input_error"] = E.what();
+    A["input_error"] = std::string(E.what());
   } catch (const ir::UnsupportedError &E) {
-    A["unsupported"] = E.what();
+    A["unsupported"] = std::string(E.what());
   } catch (const ir::IRError &E) {
-    A["ir_error"] = E.what();
+    A["ir_error"] = std::string(E.what());
   } catch (const std::exception &E) {
-    A["internal_error"] = E.what();
+    A["internal_error"] = std::string(E.what());
   }
   std::string Text;
   llvm::raw_string_ostream OS(Text);

@@ -112,6 +112,18 @@ Lanes FunctionLifter::liftNvvmArithmetic(const llvm::CallBase &Call,
       return ptx::sem::approximate(C, Function, Ftz, A);
     });
   }
+  // llvm.nvvm.round/trunc/floor/ceil are cvt.rni/rzi/rmi/rpi of a float to
+  // its own type (round is to nearest even, unlike llvm.round).
+  static const std::pair<const char *, RoundingMode> Integral[] = {
+      {"round", RoundingMode::NearestEven},
+      {"trunc", RoundingMode::TowardZero},
+      {"floor", RoundingMode::Down},
+      {"ceil", RoundingMode::Up}};
+  for (const auto &[Spelling, M] : Integral)
+    if (N.is({Spelling}))
+      return Each([&, M](Args A) {
+        return ptx::sem::roundToIntegral(C, A[0], M, Ftz);
+      });
   if (N.is({"saturate"}))
     return Each([&](Args A) { return ptx::sem::saturate(C, A[0], Ftz); });
   if (N.is({"fabs"}))

@@ -190,7 +190,10 @@ bool Lifter::liftArith(const Operation &O) {
   if (N == "arith.constant") {
     if (!O.Value)
       malformed(O, "has no value");
-    TypePtr Ty = O.Value->Ty ? O.Value->Ty : resultType(O);
+    // MLIR prints an i1 constant bare: `arith.constant true`.
+    bool BareBool = O.Value->K == Attr::Kind::Bool && O.Types.empty() &&
+                    O.ResultTypes.empty();
+    TypePtr Ty = O.Value->Ty ? O.Value->Ty : BareBool ? i1Type() : resultType(O);
     const MType &Elem = Ty->scalar();
     if (O.Value->K == Attr::Kind::Dense && O.Value->Elements.size() > 1) {
       // A non-splat dense tensor: an element chosen by its linear index.

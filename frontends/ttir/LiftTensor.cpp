@@ -69,6 +69,24 @@ std::vector<Val> Lifter::combine(const Operation &O, const std::vector<Val> &Lhs
   return T.Values;
 }
 
+/// A combine region of one operand whose one op is exactly associative and
+/// commutative (integer add, mul and bit operations, min and max): any
+/// bracketing of its applications gives one value.
+bool Lifter::orderFreeCombine(const Operation &O) {
+  static const char *const Free[] = {
+      "arith.addi",    "arith.muli",    "arith.andi",    "arith.ori",
+      "arith.xori",    "arith.maxsi",   "arith.minsi",   "arith.maxui",
+      "arith.minui",   "arith.maxnumf", "arith.minnumf", "arith.maximumf",
+      "arith.minimumf"};
+  if (O.Operands.size() != 1 || O.Regions.size() != 1 ||
+      O.Regions[0].Blocks.size() != 1)
+    return false;
+  const std::vector<Operation> &Ops = O.Regions[0].Blocks.front().Ops;
+  return Ops.size() == 2 &&
+         std::find(std::begin(Free), std::end(Free), Ops[0].Name) !=
+             std::end(Free);
+}
+
 /// The single operand, read with the shape the op declares for it (an
 /// operand of another shape is ill-typed input: poison outside its shape).
 Val Lifter::declaredSource(const Operation &O) {
@@ -86,15 +104,10 @@ bool Lifter::liftTensorOp(const Operation &O) {
     std::optional<int64_t> Axis = axisOf(O);
     if (!Axis || *Axis < 0 || *Axis > 2)
       malformed(O, "needs an axis x, y or z");
-    std::string Dim(1, char('x' + *Axis));
-    Type I32 = Type::i(32);
-    const Expr *Pid = C.symbol("pid." + Dim, I32, SymbolRole::ProgramId);
-    const Expr *NProg = C.symbol("nprog." + Dim, I32, SymbolRole::NumPrograms);
-    // A launch: 1 <= nprog, 0 <= pid < nprog.
-    const Expr *Launch = C.andOf(
-        C.icmp(ICmpPredicate::Sge, NProg, C.intConst(I32, 1)),
-        C.andOf(C.icmp(ICmpPredicate::Sge, Pid, C.intConst(I32, 0)),
-                C.icmp(ICmpPredicate::Slt, Pid, NProg)));
+    unsigned Dim = unsigned(*Axis);
+    const Expr *Pid = programIdSymbol(C, Dim);
+    const Expr *NProg = numProgramsSymbol(C, Dim);
+    const Expr *Launch = programIdRange(C, Dim);
     if (std::find(R.Assumptions.begin(), R.Assumptions.end(), Launch) ==
         R.Assumptions.end())
       R.Assumptions.push_back(Launch);
@@ -342,6 +355,13 @@ bool Lifter::liftTensorOp(const Operation &O) {
   }
 
   if (N == "tt.scan") {
+    // Triton's lowering scans in parallel (each thread its registers, then
+    // shuffles up across lanes, then warps through shared memory), so the
+    // sequential prefixes below are its values only for a combine whose
+    // order does not matter.
+    if (Opt.Lowering && !orderFreeCombine(O))
+      unsupported(O, "a scan whose combine depends on the order (Triton's "
+                     "parallel scan order is not modelled)");
     std::optional<int64_t> Axis = axisOf(O);
     const Attr *Reverse = O.attr("reverse");
     std::vector<Val> Srcs;

@@ -161,6 +161,7 @@ public:
   // Combine regions (reduce, scan): applies the region to scalar operands.
   std::vector<Val> combine(const Operation &O, const std::vector<Val> &Lhs,
                            const std::vector<Val> &Rhs);
+  static bool orderFreeCombine(const Operation &O);
 
   // Memory.
   std::set<std::string> WrittenBuffers;

@@ -62,6 +62,13 @@ expect 2 "time limit of 0.3 s was reached" -- "$stagecheck" check --pair-time-li
 expect 2 "LLVM IR -> PTX .*time limit.* was reached" -- "$stagecheck" audit --stages 'llir->ptx' --pair-time-limit-s 0.3 "$(dirname "$0")/../corpus/tutorial_matmul"
 expect 3 "pair-time-limit-s must be 0 or more" -- "$stagecheck" check --pair-time-limit-s -1 "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 
+# Bad input met inside a pair's child process is reported whole, with its
+# file, line and column: inductor_sigmoid's TTIR with a constant's type cut.
+cp -r "$tests/corpus/inductor_sigmoid" "$tmp/untyped"
+ttir=$(ls "$tmp"/untyped/kernels/*/*.ttir)
+sed -i '7s/ : tensor<128xf32>//' "$ttir"
+expect 3 "$ttir:7:5: arith.constant: has no result type" -- "$stagecheck" audit --stages 'ttir->ttgir' "$tmp/untyped"
+
 # A counterexample of an audit is shown at the bundle's own launch (its
 # sizes and grid) where the bug shows there: inductor_sum_persistent's
 # second shuffle of its row sum sent to the wrong lane.

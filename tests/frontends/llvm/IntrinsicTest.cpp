@@ -94,6 +94,23 @@ TEST(LlvmIntrinsics, SaturateAndFabs) {
   EXPECT_EQ(FloatCall("call float @llvm.nvvm.fabs.f32(float %x)").at(-3), 3.0f);
 }
 
+// llvm.nvvm.round is cvt.rni (ties to even, unlike llvm.round); the .ftz
+// forms read a subnormal as a zero of its sign, so floor of a tiny negative
+// is -0 there and -1 without.
+TEST(LlvmIntrinsics, NvvmRoundingToIntegral) {
+  EXPECT_EQ(FloatCall("call float @llvm.nvvm.round.f(float %x)").at(2.5f), 2.0f);
+  EXPECT_EQ(FloatCall("call float @llvm.nvvm.round.f(float %x)").at(3.5f), 4.0f);
+  EXPECT_EQ(FloatCall("call float @llvm.nvvm.trunc.f(float %x)").at(-1.7f), -1.0f);
+  EXPECT_EQ(FloatCall("call float @llvm.nvvm.ceil.f(float %x)").at(-1.5f), -1.0f);
+  FloatCall Floor("call float @llvm.nvvm.floor.f(float %x)");
+  FloatCall FloorFtz("call float @llvm.nvvm.floor.ftz.f(float %x)");
+  EXPECT_EQ(Floor.at(-1.5f), -2.0f);
+  EXPECT_EQ(Floor.at(-1e-40f), -1.0f);
+  float Flushed = FloorFtz.at(-1e-40f);
+  EXPECT_EQ(Flushed, 0.0f);
+  EXPECT_TRUE(std::signbit(Flushed));
+}
+
 TEST(LlvmIntrinsics, MinMaxFlavours) {
   FloatCall Max("call float @llvm.maxnum.f32(float %x, float %y)");
   EXPECT_EQ(Max.at(NAN, 1), 1.0f);

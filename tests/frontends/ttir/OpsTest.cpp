@@ -138,6 +138,39 @@ TEST(Ops, ScanIsAPrefixInEitherDirection) {
   EXPECT_EQ(stored(liftKernel(C, With("true"), {}), 4), (Ints{10, 9, 7, 4}));
 }
 
+// Lifted as Triton's lowering computes it, a scan is the sequential prefix
+// only where the combine's order does not matter: the lowering scans in
+// parallel, so a combine like subtraction (or an f32 add) is not modelled.
+TEST(Ops, LoweredScanKeepsOnlyAnOrderFreeCombine) {
+  Context C;
+  auto With = [&](const std::string &Op) {
+    return kernel(loadAll(4) + R"(
+    %s = "tt.scan"(%v) <{axis = 0 : i32, reverse = false}> ({
+    ^bb0(%a: i32, %b: i32):
+      %c = )" + Op + R"( %a, %b : i32
+      tt.scan.return %c : i32
+    }) : (tensor<4xi32>) -> tensor<4xi32>
+)" + storeAll("%s", 4));
+  };
+  LiftOptions Lowered;
+  Lowered.Lowering = true;
+  EXPECT_EQ(stored(liftKernel(C, With("arith.addi"), Lowered), 4),
+            (Ints{1, 3, 6, 10}));
+  EXPECT_EQ(stored(liftKernel(C, With("arith.maxsi"), Lowered), 4),
+            (Ints{1, 2, 3, 4}));
+  try {
+    liftKernel(C, With("arith.subi"), Lowered);
+    ADD_FAILURE() << "an order-dependent scan was lifted";
+  } catch (const UnsupportedError &E) {
+    EXPECT_NE(std::string(E.what()).find("parallel scan order"),
+              std::string::npos)
+        << E.what();
+  }
+  // Not lowered (TTIR against TTGIR), the same scan is one op on both sides.
+  EXPECT_EQ(stored(liftKernel(C, With("arith.subi"), {}), 4),
+            (Ints{1, -1, -4, -8}));
+}
+
 TEST(Ops, HistogramCountsEachBin) {
   // Values 1..8 integer-divided by 3: 0, 0, 1, 1, 1, 2, 2, 2; bin 3 is empty
   // and the masked-off last element (2) is not counted.
