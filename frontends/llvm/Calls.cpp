@@ -24,6 +24,23 @@ Lanes FunctionLifter::liftCall(const llvm::CallBase &Call) {
   llvm::StringRef Name = Callee->getName();
   if (Name == "__nvvm_reflect")
     return liftReflect(Call);
+  if (Name == "__assertfail") {
+    // Triton's tt.assert: the thread stops the kernel with the message.
+    // The TTGIR says "undefined where the assertion fails"; so does this.
+    auto *G = llvm::dyn_cast<llvm::GlobalVariable>(
+        Call.getArgOperand(0)->stripPointerCasts());
+    auto *Text =
+        G && G->hasInitializer()
+            ? llvm::dyn_cast<llvm::ConstantDataSequential>(G->getInitializer())
+            : nullptr;
+    std::string Message =
+        Text && Text->isString()
+            ? Text->getAsString().split('\0').first.str()
+            : "";
+    M.undefined(C.trueExpr(), "device assertion failed: " + Message,
+                origin(spell(Call)));
+    return {};
+  }
   if (Name.starts_with("llvm.nvvm."))
     return liftNvvmIntrinsic(Call, Name);
   if (Name.starts_with("llvm."))

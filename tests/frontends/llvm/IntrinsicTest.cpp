@@ -330,4 +330,38 @@ TEST(LlvmIntrinsics, AssumeThatFailsIsUndefined) {
   EXPECT_TRUE(eval(L.Thread.Effects.Undefined[0].Condition, E).isTrue());
 }
 
+// Triton lowers tt.assert to a branch to __assertfail: the kernel is
+// undefined on the path that calls it, as the TTGIR's assert says, with
+// the assertion's message.
+TEST(LlvmIntrinsics, AssertFailIsUndefinedOnItsPath) {
+  Context C;
+  LlvmLift L = lift(
+      C,
+      kernel("ptr addrspace(1) %out, i32 %a",
+             "  %bad = icmp uge i32 %a, 64\n"
+             "  br i1 %bad, label %fail, label %ok\n"
+             "fail:\n"
+             "  call void @__assertfail(ptr @msg, ptr @msg, i32 1, ptr @msg, "
+             "i64 1)\n"
+             "  unreachable\n"
+             "ok:\n"
+             "  ret void\n",
+             "@msg = internal constant [12 x i8] c\"index < 64\\00\\00\"\n"
+             "declare void @__assertfail(ptr, ptr, i32, ptr, i64)\n"),
+      {{true, I32}, {false, I32}});
+  ASSERT_FALSE(L.Thread.Effects.Undefined.empty());
+  EXPECT_EQ(L.Thread.Effects.Undefined[0].Reason,
+            "device assertion failed: index < 64");
+  auto AnyUndefined = [&](int32_t A) {
+    Env E;
+    E.setSymbol("arg1", i32(A));
+    bool Any = false;
+    for (const auto &U : L.Thread.Effects.Undefined)
+      Any |= eval(U.Condition, E).isTrue();
+    return Any;
+  };
+  EXPECT_FALSE(AnyUndefined(3));
+  EXPECT_TRUE(AnyUndefined(64));
+}
+
 } // namespace
