@@ -478,8 +478,10 @@ private:
         F.MaxNtid = parseDims();
       else if (D.Text == ".pragma")
         skipToSemicolon();
+      else if (D.Text == ".noreturn")
+        continue; // a declaration's attribute, before its ';'
       else
-        skipLine(D.Line); // .maxnreg N, .minnctapersm N, .noreturn, ...
+        skipLine(D.Line); // .maxnreg N, .minnctapersm N, ...
     }
   }
 

@@ -89,6 +89,39 @@ TEST(PtxParser, ModuleDirectivesAndDeclarations) {
   EXPECT_EQ(M.Files.at(1), "/src/a.py");
 }
 
+// Triton's device assert declares __assertfail as a .noreturn function;
+// its attribute ends at the ';', and what follows is read as usual.
+TEST(PtxParser, NoReturnDeclarationEndsAtItsSemicolon) {
+  Module M = parseModule(R"(
+.version 9.0
+.target sm_90a
+.address_size 64
+.extern .func __assertfail
+(
+	.param .b64 __assertfail_param_0,
+	.param .b32 __assertfail_param_1
+)
+.noreturn;
+.global .align 1 .b8 assertMessage_0[3] = {111, 107, 0};
+.visible .entry k(
+	.param .u32 k_param_0
+)
+.reqntid 128
+{
+	ret;
+}
+)",
+                         "k.ptx");
+  ASSERT_EQ(M.Functions.size(), 2u);
+  EXPECT_EQ(M.Functions[0].Name, "__assertfail");
+  EXPECT_FALSE(M.Functions[0].HasBody);
+  EXPECT_EQ(M.Functions[0].Params.size(), 2u);
+  ASSERT_EQ(M.Variables.size(), 1u);
+  EXPECT_EQ(M.Variables[0].Name, "assertMessage_0");
+  EXPECT_EQ(M.Functions[1].Name, "k");
+  EXPECT_TRUE(M.Functions[1].HasBody);
+}
+
 TEST(PtxParser, InstructionsAndOperands) {
   Module M = parseModule(Sample, "k.ptx");
   const std::vector<Statement> &B = M.Functions[0].Body;
