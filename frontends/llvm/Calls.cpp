@@ -15,6 +15,18 @@ using namespace stagecheck::ir;
 
 namespace stagecheck::llvmir {
 
+/// The text of a pointer to a constant global string, up to its first NUL.
+static std::optional<std::string> constantString(const llvm::Value *V) {
+  auto *G = llvm::dyn_cast<llvm::GlobalVariable>(V->stripPointerCasts());
+  auto *Text =
+      G && G->hasInitializer()
+          ? llvm::dyn_cast<llvm::ConstantDataSequential>(G->getInitializer())
+          : nullptr;
+  if (!Text || !Text->isString())
+    return std::nullopt;
+  return Text->getAsString().split('\0').first.str();
+}
+
 Lanes FunctionLifter::liftCall(const llvm::CallBase &Call) {
   if (Call.isInlineAsm())
     return liftInlineAsm(Call);
@@ -27,16 +39,8 @@ Lanes FunctionLifter::liftCall(const llvm::CallBase &Call) {
   if (Name == "__assertfail") {
     // Triton's tt.assert: the thread stops the kernel with the message.
     // The TTGIR says "undefined where the assertion fails"; so does this.
-    auto *G = llvm::dyn_cast<llvm::GlobalVariable>(
-        Call.getArgOperand(0)->stripPointerCasts());
-    auto *Text =
-        G && G->hasInitializer()
-            ? llvm::dyn_cast<llvm::ConstantDataSequential>(G->getInitializer())
-            : nullptr;
     std::string Message =
-        Text && Text->isString()
-            ? Text->getAsString().split('\0').first.str()
-            : "";
+        constantString(Call.getArgOperand(0)).value_or("");
     M.undefined(C.trueExpr(), "device assertion failed: " + Message,
                 origin(spell(Call)));
     return {};
@@ -98,15 +102,9 @@ Lanes FunctionLifter::liftInlineAsm(const llvm::CallBase &Call) {
 //===----------------------------------------------------------------------===//
 
 Lanes FunctionLifter::liftReflect(const llvm::CallBase &Call) {
-  auto *G = llvm::dyn_cast<llvm::GlobalVariable>(
-      Call.getArgOperand(0)->stripPointerCasts());
-  auto *Text =
-      G && G->hasInitializer()
-          ? llvm::dyn_cast<llvm::ConstantDataSequential>(G->getInitializer())
-          : nullptr;
-  if (!Text || !Text->isCString())
+  std::optional<std::string> Key = constantString(Call.getArgOperand(0));
+  if (!Key)
     unsupported("__nvvm_reflect of something other than a constant string");
-  llvm::StringRef Key = Text->getAsCString();
   // What LLVM 22's NVVMReflect pass answers: __CUDA_FTZ from the module
   // flag, __CUDA_ARCH from the target; it reads no flag for
   // __CUDA_PREC_SQRT (the third key libdevice asks) and answers 0.
@@ -121,7 +119,7 @@ Lanes FunctionLifter::liftReflect(const llvm::CallBase &Call) {
   } else if (Key == "__CUDA_PREC_SQRT")
     Answer = 0;
   else
-    unsupported("__nvvm_reflect(\"" + Key.str() + "\")");
+    unsupported("__nvvm_reflect(\"" + *Key + "\")");
   return {defined(C.intConst(scalarType(Call.getType()), Answer))};
 }
 
