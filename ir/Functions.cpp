@@ -44,6 +44,10 @@ double trunc(double X) { return std::trunc(X); }
 double rint(double X) { return std::nearbyint(X); }
 double round(double X) { return std::round(X); }
 double nearbyint(double X) { return std::nearbyint(X); }
+// libdevice's classification functions answer an int: 1 or 0.
+double isnan(double X) { return std::isnan(X) ? 1 : 0; }
+double isinf(double X) { return std::isinf(X) ? 1 : 0; }
+double isfinite(double X) { return std::isfinite(X) ? 1 : 0; }
 double pow(double X, double Y) { return std::pow(X, Y); }
 double atan2(double X, double Y) { return std::atan2(X, Y); }
 double fmod(double X, double Y) { return std::fmod(X, Y); }
@@ -143,6 +147,10 @@ const FunctionInfo Table[] = {
     LIBDEVICE_UNARY(rsqrt) LIBDEVICE_UNARY(cbrt) LIBDEVICE_UNARY(sqrt)
     LIBDEVICE_UNARY(floor) LIBDEVICE_UNARY(ceil) LIBDEVICE_UNARY(trunc)
     LIBDEVICE_UNARY(rint) LIBDEVICE_UNARY(round) LIBDEVICE_UNARY(nearbyint)
+    {"__nv_isnanf", 1, false, unary<isnan>}, {"__nv_isnand", 1, false, unary<isnan>},
+    {"__nv_isinff", 1, false, unary<isinf>}, {"__nv_isinfd", 1, false, unary<isinf>},
+    {"__nv_finitef", 1, false, unary<isfinite>},
+    {"__nv_isfinited", 1, false, unary<isfinite>},
     LIBDEVICE_BINARY(pow) LIBDEVICE_BINARY(atan2) LIBDEVICE_BINARY(fmod)
 #undef LIBDEVICE_UNARY
 #undef LIBDEVICE_UNARY_EVEN_AT_ZERO

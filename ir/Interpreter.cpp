@@ -416,10 +416,12 @@ Value Interpreter::evalNode(const Expr *E) {
       Doubles.push_back(A.Ty.isFloat() ? A.asDouble() : double(A.Bits));
     if (const Value *V = Environment.call(E->name(), Args))
       return *V;
-    if (!F || !E->type().isFloat())
+    if (!F || !(E->type().isFloat() || E->type().isBitVector()))
       throw EvalError("no value for call of " + E->name());
     HostFallback = true;
-    return Value::ofDouble(E->type(), F->Host(Doubles));
+    double Host = F->Host(Doubles);
+    return E->type().isFloat() ? Value::ofDouble(E->type(), Host)
+                               : Value::ofBits(E->type(), uint64_t(int64_t(Host)));
   }
   default: {
     auto Operands = E->operands();

@@ -1101,6 +1101,11 @@ private:
           ++Used[N->name() + " as " + Base];
           if (Base == "sqrt" && Ops.size() == 1)
             return C.make(Op::FSqrt, Ops, uint8_t(RoundingMode::NearestEven));
+          // A real is never NaN or infinite.
+          if ((Base == "isnan" || Base == "isinf" || Base == "finite" ||
+               Base == "isnand" || Base == "isinfd" || Base == "isfinited") &&
+              N->type().isBitVector())
+            return C.intConst(N->type(), Base == "finite" || Base == "isfinited");
           // Rounding to an integral value is exact arithmetic.
           static const std::pair<const char *, RoundingMode> Integral[] = {
               {"floor", RoundingMode::Down},

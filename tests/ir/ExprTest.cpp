@@ -407,6 +407,23 @@ TEST(Interpreter, PtxCornerCasesAreNotTheEnvironmentsToChoose) {
   EXPECT_EQ(At("ex2.approx", 3.0).asDouble(), 42.0);
 }
 
+// libdevice's __nv_isnanf answers an int; with no model value the host's
+// answer is shown (and marked as such), as for a float function.
+TEST(Interpreter, AnIntValuedLibdeviceCallFallsBackToTheHost) {
+  Context C;
+  const Expr *X = C.symbol("x", Type::f32());
+  const Expr *Args[] = {X};
+  const Expr *IsNaN = C.call("__nv_isnanf", Type::i(32), Args);
+  Env Env;
+  Env.setSymbol("x", Value::ofDouble(Type::f32(), __builtin_nan("")));
+  Interpreter I(Env);
+  EXPECT_EQ(I.eval(IsNaN).Bits, 1u);
+  EXPECT_TRUE(I.usedHostFallback());
+  Env.setSymbol("x", Value::ofDouble(Type::f32(), 2.0));
+  Interpreter J(Env);
+  EXPECT_EQ(J.eval(IsNaN).Bits, 0u);
+}
+
 // A guard that is false leaves what it guards unevaluated: no buffer
 // element is asked for and a missing symbol there is no error.
 TEST(Interpreter, SelectsAndBooleanConnectivesEvaluateOnlyWhatDecides) {
