@@ -238,6 +238,19 @@ def build_cases():
         case(f"aten.{op}.Scalar", ["%a", 7], {}, {"a": make("i32", (12,))})
     case("aten.bitwise_not.default", ["%a"], {}, {"a": make("i32", (12,))})
     case("aten.bitwise_not.default", ["%a"], {}, {"a": make("b8", (12,))})
+    # Shifts, by amounts in range, at the width, past it and negative; fixed
+    # values (not drawn), so the cases after them draw what they drew before.
+    values = [1, -1, 5, -5, 123456, -123456, 2**30, -2**31 + 1, 7, -7, 255, 0]
+    amounts = [0, 1, 2, 7, 8, 15, 31, 32, 33, 63, 64, -1]
+    for op in ("__rshift__", "__lshift__", "bitwise_right_shift", "bitwise_left_shift"):
+        for dt in ("i32", "i64", "u8"):
+            a = torch.tensor([v % 256 if dt == "u8" else v for v in values], dtype=DTYPES[dt])
+            b = torch.tensor([k % 256 if dt == "u8" else k for k in amounts], dtype=DTYPES[dt])
+            case(f"aten.{op}.Tensor", ["%a", "%b"], {}, {"a": a, "b": b})
+        a = torch.tensor(values, dtype=torch.int32)
+        scalar = "Scalar" if op.startswith("__") else "Tensor_Scalar"
+        for k in (2, 31, 40):
+            case(f"aten.{op}.{scalar}", ["%a", k], {}, {"a": a})
     case("aten.where.self", ["%c", "%a", "%b"], {}, {"c": make("b8", (4, 6)), "a": make("f32", (4, 6)), "b": make("f32", (6,), "normal")})
     case("aten.where.self", ["%c", "%a", "%b"], {}, {"c": make("b8", (4, 1)), "a": make("f16", (4, 6)), "b": make("f32", (4, 6), "normal")})
     case("aten.where.ScalarOther", ["%c", "%a", 0.0], {}, {"c": make("b8", (22,)), "a": make("f32", (22,))})

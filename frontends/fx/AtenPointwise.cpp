@@ -530,6 +530,22 @@ OpResult atenBitwise(const OpCall &Op) {
                    });
 }
 
+/// a << b and a >> b (also __lshift__, __rshift__): CUDA's kernels give 0
+/// (and an arithmetic right shift the sign) for an amount that is negative
+/// or at least the width, which is what the IR's total shifts give when the
+/// amount is read unsigned.
+OpResult atenShift(const OpCall &Op) {
+  bool Left = Op.op() == "aten.__lshift__" || Op.op() == "aten.bitwise_left_shift";
+  return pointwise(Op, {Op.operand(0, "self"), Op.operand(1, "other")},
+                   Promotion::Default, [Left](const OpCall &Op, Args A, DType D) {
+                     if (isFloating(D) || D == DType::Bool)
+                       Op.invalid("shift of a floating-point or bool tensor");
+                     ir::Op O = Left ? ir::Op::Shl
+                                     : isSigned(D) ? ir::Op::AShr : ir::Op::LShr;
+                     return Op.C.binary(O, A[0], A[1]);
+                   });
+}
+
 /// where(condition, self, other): self and other promote together; the
 /// condition takes no part in promotion.
 OpResult atenWhere(const OpCall &Op) {
@@ -994,6 +1010,10 @@ const OpDefinition Table[] = {
     {"aten.bitwise_or", atenBitwise},
     {"aten.bitwise_xor", atenBitwise},
     {"aten.bitwise_not", atenBitwise},
+    {"aten.__lshift__", atenShift},
+    {"aten.__rshift__", atenShift},
+    {"aten.bitwise_left_shift", atenShift},
+    {"aten.bitwise_right_shift", atenShift},
     {"aten.where", atenWhere},
     {"aten.masked_fill", atenMaskedFill},
     {"aten.maximum", atenMinMax},
