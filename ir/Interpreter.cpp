@@ -4,6 +4,7 @@
 #include "ir/Functions.h"
 
 #include <bit>
+#include <cmath>
 #include <cassert>
 
 namespace stagecheck::ir {
@@ -420,8 +421,11 @@ Value Interpreter::evalNode(const Expr *E) {
       throw EvalError("no value for call of " + E->name());
     HostFallback = true;
     double Host = F->Host(Doubles);
-    return E->type().isFloat() ? Value::ofDouble(E->type(), Host)
-                               : Value::ofBits(E->type(), uint64_t(int64_t(Host)));
+    if (E->type().isFloat())
+      return Value::ofDouble(E->type(), Host);
+    if (!std::isfinite(Host)) // an int-valued function answers 0 or 1
+      throw EvalError("no integer value for call of " + E->name());
+    return Value::ofBits(E->type(), uint64_t(int64_t(Host)));
   }
   default: {
     auto Operands = E->operands();

@@ -218,13 +218,13 @@ void registerBuiltinCheckers() {
     return;
   Done = true;
   registerFxToTtirChecker(liftTtirForLaunch);
-  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-8");
+  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-9");
   registerChecker(
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
-      "ttgir-llir-10");
-  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-7");
+      "ttgir-llir-11");
+  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-8");
 }
 
 } // namespace stagecheck::stages

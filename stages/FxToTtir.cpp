@@ -1586,7 +1586,7 @@ void registerFxToTtirChecker(KernelLifter Lift) {
         F.Check.Arithmetic = smt::Mode::Real;
         return checkFxToTtir(C, M, Lift, F);
       },
-      "fx-ttir-6");
+      "fx-ttir-7");
 }
 
 } // namespace stagecheck::stages

@@ -69,9 +69,10 @@ std::vector<Val> Lifter::combine(const Operation &O, const std::vector<Val> &Lhs
   return T.Values;
 }
 
-/// A combine region of one operand whose one op is exactly associative and
-/// commutative (integer add, mul and bit operations, min and max): any
-/// bracketing of its applications gives one value.
+/// A combine region of one operand whose one op, applied to its two
+/// arguments and returned, is exactly associative and commutative (integer
+/// add, mul and bit operations, min and max): any bracketing of its
+/// applications gives one value.
 bool Lifter::orderFreeCombine(const Operation &O) {
   static const char *const Free[] = {
       "arith.addi",    "arith.muli",    "arith.andi",    "arith.ori",
@@ -81,10 +82,18 @@ bool Lifter::orderFreeCombine(const Operation &O) {
   if (O.Operands.size() != 1 || O.Regions.size() != 1 ||
       O.Regions[0].Blocks.size() != 1)
     return false;
-  const std::vector<Operation> &Ops = O.Regions[0].Blocks.front().Ops;
-  return Ops.size() == 2 &&
-         std::find(std::begin(Free), std::end(Free), Ops[0].Name) !=
-             std::end(Free);
+  const Block &B = O.Regions[0].Blocks.front();
+  const std::vector<Operation> &Ops = B.Ops;
+  if (B.Args.size() != 2 || Ops.size() != 2 || Ops[0].Operands.size() != 2 ||
+      Ops[0].Results.size() != 1 || Ops[1].Operands.size() != 1 ||
+      std::find(std::begin(Free), std::end(Free), Ops[0].Name) ==
+          std::end(Free))
+    return false;
+  // f(a, b) or f(b, a), not f(a, a); and the region returns it.
+  const std::string &L = Ops[0].Operands[0].Name, &R = Ops[0].Operands[1].Name;
+  bool BothArguments = (L == B.Args[0].Name && R == B.Args[1].Name) ||
+                       (L == B.Args[1].Name && R == B.Args[0].Name);
+  return BothArguments && Ops[1].Operands[0].Name == Ops[0].Results[0].first;
 }
 
 /// The single operand, read with the shape the op declares for it (an

@@ -272,6 +272,27 @@ TEST(FxGraph, UnmodelledOpIsUnsupportedWithItsLocation) {
   }
 }
 
+// A shift is defined on integer tensors only: of a float tensor it is bad
+// input, named at its node.
+TEST(FxGraph, ShiftOfAFloatTensorIsAnInputError) {
+  std::string Text =
+      "class M(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[4]\"):\n"
+      "        y: \"f32[4]\" = torch.ops.aten.__rshift__.Scalar(x, 2)\n"
+      "        return (y,)\n";
+  ir::Context C;
+  Graph G = parseGraph(Text, "g.py");
+  try {
+    liftGraph(C, G, {});
+    ADD_FAILURE() << "a float shift lifted";
+  } catch (const ir::InputError &E) {
+    EXPECT_EQ(E.Where.str(), "g.py:3:9");
+    EXPECT_NE(std::string(E.what()).find("shift of a floating-point"),
+              std::string::npos)
+        << E.what();
+  }
+}
+
 TEST(FxGraph, DeadNodesAreNotLifted) {
   // log_softmax's post-grad graph keeps a dead exp; an unmodelled dead node
   // must not fail the lift either.

@@ -143,11 +143,11 @@ TEST(Ops, ScanIsAPrefixInEitherDirection) {
 // parallel, so a combine like subtraction (or an f32 add) is not modelled.
 TEST(Ops, LoweredScanKeepsOnlyAnOrderFreeCombine) {
   Context C;
-  auto With = [&](const std::string &Op) {
+  auto With = [&](const std::string &Op, const std::string &Args = "%a, %b") {
     return kernel(loadAll(4) + R"(
     %s = "tt.scan"(%v) <{axis = 0 : i32, reverse = false}> ({
     ^bb0(%a: i32, %b: i32):
-      %c = )" + Op + R"( %a, %b : i32
+      %c = )" + Op + " " + Args + R"( : i32
       tt.scan.return %c : i32
     }) : (tensor<4xi32>) -> tensor<4xi32>
 )" + storeAll("%s", 4));
@@ -158,13 +158,21 @@ TEST(Ops, LoweredScanKeepsOnlyAnOrderFreeCombine) {
             (Ints{1, 3, 6, 10}));
   EXPECT_EQ(stored(liftKernel(C, With("arith.maxsi"), Lowered), 4),
             (Ints{1, 2, 3, 4}));
-  try {
-    liftKernel(C, With("arith.subi"), Lowered);
-    ADD_FAILURE() << "an order-dependent scan was lifted";
-  } catch (const UnsupportedError &E) {
-    EXPECT_NE(std::string(E.what()).find("parallel scan order"),
-              std::string::npos)
-        << E.what();
+  EXPECT_EQ(stored(liftKernel(C, With("arith.addi", "%b, %a"), Lowered), 4),
+            (Ints{1, 3, 6, 10}));
+  // Subtraction, and an order-free op not applied to both arguments
+  // (a + a is not associative as a combine).
+  for (auto [Op, Args] : {std::pair{"arith.subi", "%a, %b"},
+                          std::pair{"arith.addi", "%a, %a"}}) {
+    try {
+      liftKernel(C, With(Op, Args), Lowered);
+      ADD_FAILURE() << "an order-dependent scan was lifted: " << Op << " "
+                    << Args;
+    } catch (const UnsupportedError &E) {
+      EXPECT_NE(std::string(E.what()).find("parallel scan order"),
+                std::string::npos)
+          << E.what();
+    }
   }
   // Not lowered (TTIR against TTGIR), the same scan is one op on both sides.
   EXPECT_EQ(stored(liftKernel(C, With("arith.subi"), {}), 4),
