@@ -223,8 +223,8 @@ void registerBuiltinCheckers() {
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
-      "ttgir-llir-11");
-  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-8");
+      "ttgir-llir-12");
+  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-9");
 }
 
 } // namespace stagecheck::stages

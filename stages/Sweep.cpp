@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_set>
 
 using namespace stagecheck::ir;
@@ -204,6 +205,33 @@ unsigned arithmeticCost(const Expr *Differs) {
   return Cost;
 }
 
+/// Divisions and remainders by anything but a power of two in E, as
+/// (operation, divisor) pairs.
+std::set<std::pair<Op, const Expr *>> dividers(const Expr *E) {
+  const Expr *Roots[] = {E};
+  std::set<std::pair<Op, const Expr *>> Out;
+  for (const Expr *N : postOrder(Roots)) {
+    if (N->op() != Op::SDiv && N->op() != Op::UDiv && N->op() != Op::SRem &&
+        N->op() != Op::URem)
+      continue;
+    const Expr *D = N->operand(1);
+    uint64_t Bits = D->isConst() ? D->constBits() : 0;
+    if (Bits == 0 || (Bits & (Bits - 1)) != 0)
+      Out.insert({N->op(), D});
+  }
+  return Out;
+}
+
+/// Whether proving T == S would bit-blast a divider against something
+/// else: one side divides by a number the other does not (an sdiv by 3
+/// against the multiply-high a backend puts in its place). That takes a
+/// SAT solver seconds to minutes; the exact rule (stages/IntegerDivision.h)
+/// applied after the sweep makes the two one node without a query. The
+/// same division on both sides is asked: it cancels.
+bool dividesDifferently(const Expr *T, const Expr *S) {
+  return dividers(T) != dividers(S);
+}
+
 } // namespace
 
 SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
@@ -308,7 +336,8 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
             // The float pass is for choices spelled differently (selects,
             // compares); arithmetic that differs is left to the checker,
             // which has the whole time limit for it.
-            if (Cut && arithmeticCost(Differs) > O.MaxFloatArithmetic) {
+            if ((Cut && arithmeticCost(Differs) > O.MaxFloatArithmetic) ||
+                dividesDifferently(M, Candidate)) {
               ++R.Undecided;
               continue;
             }

@@ -104,19 +104,31 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
         E.setSymbol(X->name(), Value::ofBits(X->type(), V->Bits / D * D));
     }
   };
+  // The grid axis a program-id or grid-size symbol belongs to ("pid.y": 1).
+  auto AxisOf = [](const Expr *S) -> unsigned {
+    char Last = S->name().empty() ? 'x' : S->name().back();
+    return Last == 'z' ? 2 : Last == 'y' ? 1 : 0;
+  };
   for (unsigned Try = 0; Try < 256 && Out.size() < Wanted; ++Try) {
     Env E;
-    // The first programs, where masks differ, then any.
-    uint64_t Pid = Try < 4 ? Try
-                           : Rng() % (Try % 3 == 0 ? 64
-                                      : Try % 3 == 1 ? 1u << 20
-                                                     : 1u << 30);
+    // The first programs, where masks differ, then any. Each axis draws
+    // its own: with one id for all, pid.x == pid.y on every sample and a
+    // transposed index looks like the plain one (a false match costs a
+    // solver round). Axes y and z stay within CUDA's 65535.
+    uint64_t Pid[3], Count[3];
+    for (unsigned Axis = 0; Axis < 3; ++Axis) {
+      Pid[Axis] = Try < 4 ? (Try + Axis) % 4
+                          : Rng() % (Try % 3 == 0 ? 64
+                                     : Try % 3 == 1 || Axis ? 1u << 15
+                                                            : 1u << 30);
+      Count[Axis] = Pid[Axis] + 1 + (Try < 4 ? Try : Rng() % 64);
+    }
     for (const Expr *S : Symbols) {
       uint64_t V;
       if (S->role() == SymbolRole::ProgramId)
-        V = Pid;
+        V = Pid[AxisOf(S)];
       else if (S->role() == SymbolRole::NumPrograms)
-        V = Pid + 1 + (Try < 4 ? Try : Rng() % 64);
+        V = Count[AxisOf(S)];
       else if (S->role() == SymbolRole::Param)
         V = Try % 2 ? Rng() : Rng() % (Try % 4 == 0 ? 16 : 4096);
       else
