@@ -218,7 +218,7 @@ void registerBuiltinCheckers() {
     return;
   Done = true;
   registerFxToTtirChecker(liftTtirForLaunch);
-  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-9");
+  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-10");
   registerChecker(
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <functional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 using namespace stagecheck::ir;
 
@@ -294,7 +297,82 @@ private:
     std::string Proved; // the reason printed when it is proved
     std::string Found;  // "found by testing <Found>"
     unsigned TimeoutMs;
+    /// A stronger question whose proof proves Query, or null: the places'
+    /// condition alone, wherever the write is and whatever it reads. It is
+    /// asked with what varies from element to element cut out
+    /// (elementShape), so one proof serves every element computed alike.
+    const Expr *Alone = nullptr;
   };
+
+  /// Shapes (elementShape) proved never to hold, and those not proved.
+  std::unordered_set<const Expr *> ProvedShapes, UnprovedShapes;
+
+  /// Q with what varies from one element to the next cut to free values
+  /// numbered in the order they are met: each read, and each largest
+  /// integer or boolean term of symbols and constants (an index, a mask, a
+  /// lane's offset). Two elements computed alike give one node. Q never
+  /// holds when its shape never holds, since each cut value may be any.
+  const Expr *elementShape(const Expr *Q) {
+    std::unordered_map<const Expr *, bool> OfSymbols;
+    std::unordered_map<const Expr *, const Expr *> Cut, Memo;
+    const Expr *Roots[] = {Q};
+    for (const Expr *N : postOrder(Roots)) {
+      bool Leaf = N->op() == Op::Symbol || N->isConst();
+      bool Plain = Leaf || (N->op() != Op::Read && N->op() != Op::Call &&
+                            (N->type().isInt() || N->type().isBool()));
+      for (const Expr *O : N->operands())
+        Plain = Plain && OfSymbols.at(O);
+      OfSymbols[N] = Plain && (N->type().isInt() || N->type().isBool());
+    }
+    std::function<const Expr *(const Expr *)> Shape = [&](const Expr *N) {
+      if (auto It = Memo.find(N); It != Memo.end())
+        return It->second;
+      const Expr *R;
+      if (N->isConst()) {
+        R = N;
+      } else if (N->op() == Op::Read || OfSymbols.at(N)) {
+        auto [It, New] = Cut.try_emplace(N, nullptr);
+        if (New)
+          It->second = C.symbol("element.cut" + std::to_string(Cut.size()),
+                                N->type(), SymbolRole::Free);
+        R = It->second;
+      } else if (N->numOperands() == 0) {
+        R = N;
+      } else {
+        std::vector<const Expr *> Ops;
+        for (const Expr *O : N->operands())
+          Ops.push_back(Shape(O));
+        R = C.withOperands(N, Ops);
+      }
+      Memo[N] = R;
+      return R;
+    };
+    return Shape(Q);
+  }
+
+  /// Whether I.Alone is proved never to hold, through its shape (asked
+  /// until shapes have failed twice with none proved: then the elements
+  /// are not alike).
+  bool provedByShape(const std::string &Name, const ImpliedQuery &I,
+                     const smt::SolverOptions &Quick) {
+    if (!I.Alone)
+      return false;
+    const Expr *Shape = elementShape(I.Alone);
+    if (UnprovedShapes.count(Shape) ||
+        (ProvedShapes.empty() && UnprovedShapes.size() >= 2))
+      return false;
+    smt::QueryResult R =
+        smt::solve({Name, Shape, {}, Options.Arithmetic}, Quick);
+    if (R.Kind != smt::Outcome::Proved) {
+      UnprovedShapes.insert(Shape);
+      return false;
+    }
+    ProvedShapes.insert(Shape);
+    Result.Queries.push_back({Name, smt::Outcome::Proved,
+                              I.Proved + " (for any element computed alike)",
+                              R.Seconds, R.DumpedTo});
+    return true;
+  }
 
   std::vector<FalsifyOptions::IndexHint> hints(const BufferQuery *Where) {
     return Where ? Where->Hints : std::vector<FalsifyOptions::IndexHint>{};
@@ -714,9 +792,20 @@ private:
   decidedAtThePlaces(const std::string &Name, const Expr *Violation,
                      const std::vector<ImpliedQuery> &Implied,
                      const BufferQuery *Where) {
+    // A level whose shape an earlier element proved settles it at once
+    // (the levels below it may still be asked, and fail, element by element).
+    for (const ImpliedQuery &I : Implied)
+      if (I.Alone && ProvedShapes.count(elementShape(I.Alone))) {
+        Result.Queries.push_back(
+            {Name, smt::Outcome::Proved,
+             I.Proved + " (the shape of an earlier element)", 0.0, ""});
+        return true;
+      }
     for (const ImpliedQuery &I : Implied) {
       smt::SolverOptions Quick = Options.Solver;
       Quick.TimeoutMs = std::min(Quick.TimeoutMs, I.TimeoutMs);
+      if (provedByShape(Name, I, Quick))
+        return true;
       smt::QueryResult R =
           smt::solve({Name, I.Query, {}, Options.Arithmetic}, Quick);
       if (R.Kind == smt::Outcome::Unknown)
@@ -804,7 +893,8 @@ private:
                             std::to_string(Level) + " level" +
                             (Level == 1 ? "" : "s") + " up",
            "where the two values part",
-           Level == 0 ? PlacesTimeoutMs : LevelTimeoutMs});
+           Level == 0 ? PlacesTimeoutMs : LevelTimeoutMs,
+           TargetDefined->isTrue() ? Levels[Level] : nullptr});
     return Out;
   }
 
