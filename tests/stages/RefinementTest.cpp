@@ -172,3 +172,27 @@ TEST(Refinement, AnUnknownQueryDoesNotHideALaterCounterexample) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Refinement, ElementsComputedAlikeShareOneProof) {
+  // Four stores whose NaN tests are spelled differently but alike from one
+  // element to the next: the first element's places are proved for any
+  // value read, and that one proof serves the other three.
+  fs::path Dir = STAGECHECK_TEST_DIR "/stages/sir";
+  stages::PairResult R = check(Dir / "nan_test_by_bits.src.sir",
+                               Dir / "nan_test_by_bits.tgt.sir",
+                               smt::Mode::IEEE);
+  ASSERT_EQ(R.Kind, stages::Verdict::Proved) << R.Reason;
+  unsigned Shared = 0, General = 0;
+  for (const stages::QueryReport &Q : R.Queries) {
+    Shared += Q.Reason.find("the shape of an earlier element") !=
+              std::string::npos;
+    General += Q.Reason.find("for any element computed alike") !=
+               std::string::npos;
+  }
+  EXPECT_EQ(General, 1u);
+  EXPECT_EQ(Shared, 3u);
+}
+
+} // namespace
