@@ -43,6 +43,71 @@ PathMerger::PathMerger(Executor &X, const std::vector<Statement> &Body,
   for (const Statement &S : Body)
     if (!S.isLabel() && isBranch(S.Inst))
       IsTarget[target(S.Inst)] = true;
+  for (size_t K = 0; K < Body.size(); ++K)
+    if (Body[K].isLabel())
+      if (std::string Why = deadEndAt(K); !Why.empty())
+        DeadEnds.emplace(K, std::move(Why));
+}
+
+/// A failed device assertion, as NVPTX lowers Triton's tt.assert: a block
+/// that passes the message, file, line and function to __assertfail (mov
+/// of their addresses, cvta, st.param) and traps. The thread never goes
+/// on; the LLVM IR says the same (an __assertfail call, then unreachable),
+/// and a path into it is undefined. Any other instruction before the trap,
+/// or a trap without the call, is not recognised here.
+std::string PathMerger::deadEndAt(size_t K) const {
+  bool Asserts = false;
+  for (size_t J = K + 1; J < Body.size(); ++J) {
+    if (Body[J].isLabel())
+      return "";
+    const Instruction &I = Body[J].Inst;
+    if (I.Opcode == "trap")
+      return Asserts && I.Predicate.empty() ? "device assertion failed "
+                                              "(__assertfail, then trap)"
+                                            : "";
+    if (!I.Predicate.empty())
+      return "";
+    std::string_view Op = I.Opcode;
+    if (Op == "call" || Op == "call.uni") {
+      if (I.Operands.empty() || !I.Operands[0].isName() ||
+          I.Operands[0].Text != "__assertfail")
+        return "";
+      Asserts = true;
+      continue;
+    }
+    bool Passing = Op.starts_with("mov.") || Op.starts_with("cvta.") ||
+                   Op.starts_with("st.param.");
+    if (!Passing)
+      return "";
+  }
+  return "";
+}
+
+/// The dead end a path at Position goes into before anything else (an
+/// unpredicated branch to one, or falling into one), if any.
+std::optional<size_t> PathMerger::deadEndAhead(size_t Position) const {
+  for (size_t K = Position; K < Body.size(); ++K) {
+    if (Body[K].isLabel()) {
+      if (DeadEnds.count(K))
+        return K;
+      if (IsTarget[K])
+        return std::nullopt;
+      continue;
+    }
+    const Instruction &I = Body[K].Inst;
+    if (isBranch(I) && I.Predicate.empty() && DeadEnds.count(target(I)))
+      return target(I);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void PathMerger::endInDeadEnd(size_t K, const PathState &S) {
+  const Instruction *Trap = nullptr;
+  for (size_t J = K + 1; J < Body.size() && !Trap; ++J)
+    if (!Body[J].isLabel() && Body[J].Inst.Opcode == "trap")
+      Trap = &Body[J].Inst;
+  X.model().undefined(S.Condition, DeadEnds.at(K), X.origin(*Trap));
 }
 
 size_t PathMerger::target(const Instruction &I) const {
@@ -90,6 +155,10 @@ void PathMerger::runFrom(size_t Position, PathState S) {
         Pending[K].push_back({std::move(S), false});
         return;
       }
+      if (DeadEnds.count(K)) {
+        endInDeadEnd(K, S);
+        return;
+      }
       continue;
     }
     const Instruction &I = St.Inst;
@@ -123,8 +192,26 @@ bool PathMerger::branch(size_t Position, PathState &S) {
   const Instruction &I = Body[Position].Inst;
   size_t Target = target(I);
   const Expr *P = Step(X, I, S).predicate();
+  // A branch one of whose ways is a dead end: that way is undefined, so
+  // the other holds wherever the thread is defined and goes on under the
+  // branch's own condition, as a block after a failed assertion
+  // post-dominates it in the LLVM IR. (A barrier behind the assertion is
+  // then reached by every thread, as in the LLVM IR.)
+  if (!P->isTrue() && !P->isFalse()) {
+    if (DeadEnds.count(Target)) {
+      endInDeadEnd(Target, S.with(C, P));
+      return true;
+    }
+    if (std::optional<size_t> Dead = deadEndAhead(Position + 1)) {
+      endInDeadEnd(*Dead, S.with(C, C.notOf(P)));
+      send(Target, std::move(S), Position);
+      return false;
+    }
+  }
   PathState Taken = S.with(C, P);
-  if (!Taken.Condition->isFalse())
+  if (!Taken.Condition->isFalse() && DeadEnds.count(Target))
+    endInDeadEnd(Target, Taken);
+  else if (!Taken.Condition->isFalse())
     send(Target, std::move(Taken), Position);
   if (P->isTrue())
     return false;

@@ -71,6 +71,12 @@ private:
                               const std::vector<const ir::Expr *> &Residuals,
                               const std::string &Register);
   size_t target(const Instruction &I) const;
+  /// The block at label position K ends the thread with undefined
+  /// behaviour (its reason), or "" when it does not.
+  std::string deadEndAt(size_t K) const;
+  std::optional<size_t> deadEndAhead(size_t Position) const;
+  /// Records the path's end in a dead-end block.
+  void endInDeadEnd(size_t K, const PathState &S);
 
   Executor &X;
   ir::Context &C;
@@ -83,6 +89,8 @@ private:
   /// Conditions of paths cut at a loop bound: assumed false.
   std::vector<std::vector<const ir::Expr *>> Cut;
   std::vector<PathState> Finished;
+  /// Label positions whose block only calls __assertfail and traps.
+  std::map<size_t, std::string> DeadEnds;
   uint64_t Steps = 0;
 };
 

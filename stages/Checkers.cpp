@@ -224,7 +224,7 @@ void registerBuiltinCheckers() {
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
       "ttgir-llir-12");
-  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-9");
+  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-10");
 }
 
 } // namespace stagecheck::stages

@@ -212,6 +212,59 @@ TEST(PtxFlow, BarriersNeedAUniformGuard) {
   EXPECT_THROW(lift(C, "bar.sync 1, 64;\nret;", Type::i(32)), UnsupportedError);
 }
 
+// Triton's tt.assert as NVPTX lowers it: the failing way calls
+// __assertfail and traps, and a barrier follows the check.
+std::string assertion(const std::string &BeforeTrap) {
+  return Params + "mov.u32 %r2, %tid.x;\n"
+                  "setp.lt.s32 %p1, %r2, %r1;\n"
+                  "@%p1 bra $OK;\n"
+                  "bra.uni $FAIL;\n"
+                  "$OK:\n"
+                  "bar.sync 0;\n"
+                  "st.global.b32 [%rd1], %r2;\n"
+                  "ret;\n"
+                  "$FAIL:\n"
+                  "{ // callseq 0, 0\n"
+                  ".param .b64 param0;\n"
+                  ".param .b32 param1;\n"
+                  "mov.b64 %rd2, 0;\n"
+                  "cvta.global.u64 %rd3, %rd2;\n"
+                  "st.param.b64 [param0], %rd3;\n"
+                  "st.param.b32 [param1], 34;\n"
+                  "call.uni __assertfail, (param0, param1);\n"
+                  "} // callseq 0\n" +
+         BeforeTrap + "trap;\n";
+}
+
+TEST(PtxFlow, AFailedAssertionIsUndefinedAndTheBarrierBehindItIsReached) {
+  Context C;
+  PtxLift L = lift(C, assertion(""), Type::i(32), {Type::i(32)});
+  // The failing way is undefined where tid >= n ...
+  ASSERT_EQ(L.Thread.Effects.Undefined.size(), 1u);
+  const UndefinedBehavior &U = L.Thread.Effects.Undefined[0];
+  EXPECT_NE(U.Reason.find("device assertion failed"), std::string::npos);
+  Env Failing = withN(0), Passing = withN(1000);
+  Failing.setSymbol("tid.x", i32(5));
+  Passing.setSymbol("tid.x", i32(5));
+  EXPECT_TRUE(eval(U.Condition, Failing).isTrue());
+  EXPECT_FALSE(eval(U.Condition, Passing).isTrue());
+  // ... so the way on holds wherever the thread is defined: the barrier is
+  // every thread's, and the store is not guarded by the check.
+  ASSERT_EQ(L.Thread.Exchanges.size(), 1u);
+  EXPECT_TRUE(L.Thread.Exchanges[0].Guard->isTrue());
+  ASSERT_EQ(L.Thread.Effects.Writes.size(), 1u);
+  EXPECT_TRUE(L.Thread.Effects.Writes[0].Guard->isTrue());
+}
+
+TEST(PtxFlow, OnlyAnAssertionsCallIsADeadEnd) {
+  Context C;
+  // A store before the trap: not the assertion's shape, so trap is met as
+  // an instruction, and the barrier only some threads reach stays refused.
+  EXPECT_THROW(lift(C, assertion("st.global.b32 [%rd1], 7;\n"), Type::i(32),
+                    {Type::i(32)}),
+               UnsupportedError);
+}
+
 TEST(PtxFlow, MalformedBranches) {
   Context C;
   EXPECT_THROW(lift(C, "bra $NOWHERE;\nret;", Type::i(32)), InputError);
