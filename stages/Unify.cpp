@@ -833,10 +833,47 @@ Unification unifyLaunchTerms(Context &C, const std::vector<UnifyRoot> &SourceRoo
   };
   std::vector<const Expr *> Pending = TargetTerms;
   std::set<const Expr *> Tried;
+  // Masks such as `pid*1024 + k < n` at different k agree on nearly every
+  // random n; each pair the samples cannot tell apart costs a refuted
+  // solver round. So a comparison of a term with a parameter gets samples
+  // with the parameter at that term's value: there the masks at other
+  // offsets part.
+  auto BoundarySamples = [&]() {
+    std::set<std::pair<std::string, uint64_t>> Done;
+    std::vector<Env> New;
+    for (const Expr *T : Terms) {
+      if (T->op() != Op::ICmp || New.size() >= 32)
+        continue;
+      for (unsigned Side = 0; Side < 2; ++Side) {
+        const Expr *P = T->operand(Side), *X = T->operand(1 - Side);
+        while (P->op() == Op::SExt || P->op() == Op::ZExt ||
+               P->op() == Op::Trunc)
+          P = P->operand(0);
+        if (P->op() != Op::Symbol || P->role() != SymbolRole::Param)
+          continue;
+        try {
+          uint64_t V = Interpreter(Envs.front()).eval(X).Bits;
+          if (!Done.insert({P->name(), V}).second)
+            continue;
+          Env E = Envs.front();
+          E.setSymbol(P->name(), Value::ofBits(P->type(), V));
+          if (meets(E, Assumptions))
+            New.push_back(E);
+        } catch (const EvalError &) {
+        }
+      }
+    }
+    for (Env &E : New) {
+      Envs.push_back(std::move(E));
+      Inputs.emplace_back(Envs.back());
+    }
+  };
   for (unsigned Pass = 0; Pass < 2; ++Pass) {
     for (const Expr *T : Pending)
       if (Tried.insert(T).second && !T->isConst() && !SourceNodes.count(T))
         Terms.push_back(T);
+    if (Pass == 0)
+      BoundarySamples();
     Refine(false, 12, false);
     Refine(true, 6, false);
     Refine(false, 6, true);

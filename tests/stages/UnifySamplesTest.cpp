@@ -38,3 +38,37 @@ TEST(UnifySamples, TellTheGridAxesApart) {
   EXPECT_GT(U.Proposed, 0u);
   EXPECT_EQ(U.Proposed, U.Proved);
 }
+
+TEST(UnifySamples, PartMasksAtDifferentOffsets) {
+  // `pid*1024 + k < n` for k = 0..7, as TTGIR and LLVM IR spell them: on
+  // random n they agree almost always. Samples with n at each left side's
+  // value tell them apart, so no proposal is refuted.
+  Context C;
+  Type I32 = Type::i(32);
+  const Expr *Pid = programIdSymbol(C, 0);
+  const Expr *N = C.symbol(paramName(3), I32, SymbolRole::Param);
+  std::vector<stages::UnifyRoot> Source, Target;
+  std::vector<const Expr *> Plain, Spelled;
+  for (uint64_t K = 0; K < 8; ++K) {
+    const Expr *Offset =
+        C.add(C.mul(Pid, C.intConst(I32, 1024)), C.intConst(I32, K));
+    const Expr *Shifted =
+        C.orOf(C.binary(Op::Shl, Pid, C.intConst(I32, 10)), C.intConst(I32, K));
+    Plain.push_back(C.icmp(ICmpPredicate::Slt, Offset, N));
+    Spelled.push_back(C.icmp(ICmpPredicate::Slt, Shifted, N));
+    Source.push_back({Plain.back()});
+    Target.push_back({Spelled.back()});
+  }
+  std::vector<const Expr *> Assumptions = {numProgramsRange(C, 0),
+                                           programIdRange(C, 0)};
+  stages::Unification U = stages::unifyLaunchTerms(C, Source, Target,
+                                                   Assumptions,
+                                                   smt::SolverOptions{});
+  for (size_t K = 0; K < 8; ++K) {
+    // The mask itself, or the offset inside it, is matched.
+    const Expr *Rewritten = substitute(C, Spelled[K], U.Map);
+    EXPECT_EQ(Rewritten, Plain[K]) << K;
+  }
+  EXPECT_GT(U.Proposed, 0u);
+  EXPECT_EQ(U.Proposed, U.Proved);
+}
