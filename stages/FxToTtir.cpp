@@ -390,15 +390,16 @@ private:
     for (const Write &W : E.Writes) {
       std::vector<BoundVariable> Vars = instanceVariables(
           W.Bound, {W.Guard, W.Index, W.Value, W.Defined}, ProgramExtent);
+      FamilyResolver Resolve(*this, Vars, Scalars, Pointers, W.From, Bad);
       enumerate(Vars, [&](const std::unordered_map<const Expr *, const Expr *>
                               &At) {
-        const Expr *G = resolve(W.Guard, At, Scalars, Pointers, W.From, Bad);
+        const Expr *G = Resolve(W.Guard, At);
         if (!G->isConst())
           throw Unsupported("unsupported: data-dependent store mask in " +
                             L.Kernel + " (" + W.From.Loc.str() + ")");
         if (!G->isTrue())
           return;
-        const Expr *I = resolve(W.Index, At, Scalars, Pointers, W.From, Bad);
+        const Expr *I = Resolve(W.Index, At);
         if (!I->isConst())
           throw Unsupported("unsupported: data-dependent store address in " +
                             L.Kernel + " (" + W.From.Loc.str() + ")");
@@ -417,7 +418,7 @@ private:
                 uint64_t(Abs), W.From};
           return;
         }
-        const Expr *V = resolve(W.Value, At, Scalars, Pointers, W.From, Bad);
+        const Expr *V = Resolve(W.Value, At);
         New[P->second.Buffer][uint64_t(Abs)].push_back({V, W.From, StepLabel});
       });
     }
@@ -491,6 +492,178 @@ private:
 
   /// An expression of the kernel at one instance: variables fixed, scalar
   /// parameters replaced, loads mapped into the tensors' buffers.
+  /// resolve() for the instances of one family, remembered between them:
+  /// what a node becomes depends only on the variables below it, so it is
+  /// worked out once per assignment of those (a row's reduction once per
+  /// row, not once per element of the row), and the loads of a node with
+  /// every variable fixed are mapped once. Families of more than 64
+  /// variables go through resolve() as they are.
+  class FamilyResolver {
+  public:
+    FamilyResolver(FxToTtirCheck &Check, const std::vector<BoundVariable> &Vars,
+                   const std::map<std::string, const Expr *> &Scalars,
+                   const std::map<std::string, Pointer> &Pointers,
+                   const Origin &From, std::optional<Violation> &Bad)
+        : Check(Check), C(Check.C), Vars(Vars), Scalars(Scalars),
+          Pointers(Pointers), From(From), Bad(Bad) {}
+
+    const Expr *operator()(
+        const Expr *E, const std::unordered_map<const Expr *, const Expr *> &At) {
+      if (Vars.size() > 64)
+        return Check.resolve(E, At, Scalars, Pointers, From, Bad);
+      Values.clear();
+      for (const BoundVariable &V : Vars) {
+        auto It = At.find(V.Symbol);
+        if (It == At.end() || !It->second->isConst())
+          return Check.resolve(E, At, Scalars, Pointers, From, Bad);
+        Values.push_back(It->second);
+      }
+      return mapped(substituted(E));
+    }
+
+  private:
+    struct Key {
+      const Expr *N;
+      std::vector<const Expr *> Values; // of the variables below N
+      bool operator==(const Key &O) const {
+        return N == O.N && Values == O.Values;
+      }
+    };
+    struct KeyHash {
+      size_t operator()(const Key &K) const {
+        size_t H = std::hash<const Expr *>()(K.N);
+        for (const Expr *V : K.Values)
+          H = H * 0x9E3779B97F4A7C15ull + std::hash<const Expr *>()(V);
+        return H;
+      }
+    };
+
+    uint64_t below(const Expr *N) {
+      if (auto It = Below.find(N); It != Below.end())
+        return It->second;
+      const Expr *Roots[] = {N};
+      for (const Expr *X : postOrder(Roots)) {
+        if (Below.count(X))
+          continue;
+        uint64_t Mask = 0;
+        for (size_t I = 0; I < Vars.size(); ++I)
+          if (Vars[I].Symbol == X)
+            Mask |= uint64_t(1) << I;
+        for (const Expr *O : X->operands())
+          Mask |= Below.at(O);
+        Below[X] = Mask;
+      }
+      return Below.at(N);
+    }
+
+    Key keyOf(const Expr *N) {
+      Key K{N, {}};
+      uint64_t Mask = below(N);
+      for (size_t I = 0; Mask; ++I, Mask >>= 1)
+        if (Mask & 1)
+          K.Values.push_back(Values[I]);
+      return K;
+    }
+
+    /// The variables fixed and the scalars put in, as resolve()'s first step.
+    const Expr *substituted(const Expr *Root) {
+      std::vector<const Expr *> Work = {Root};
+      while (!Work.empty()) {
+        const Expr *N = Work.back();
+        Key K = keyOf(N);
+        if (Fixed.count(K)) {
+          Work.pop_back();
+          continue;
+        }
+        bool Ready = true;
+        for (const Expr *O : N->operands())
+          if (!Fixed.count(keyOf(O))) {
+            Work.push_back(O);
+            Ready = false;
+          }
+        if (!Ready)
+          continue;
+        Work.pop_back();
+        const Expr *R = N;
+        if (N->op() == Op::Symbol) {
+          uint64_t Mask = below(N);
+          if (Mask) {
+            size_t I = 0;
+            while (!(Mask & (uint64_t(1) << I)))
+              ++I;
+            R = Values[I];
+          } else if (auto S = Scalars.find(N->name()); S != Scalars.end()) {
+            R = S->second;
+          }
+        } else if (N->numOperands() > 0) {
+          std::vector<const Expr *> Ops;
+          bool Same = true;
+          for (const Expr *O : N->operands()) {
+            Ops.push_back(Fixed.at(keyOf(O)));
+            Same &= Ops.back() == O;
+          }
+          R = Same ? N : C.withOperands(N, Ops);
+        }
+        Fixed.emplace(std::move(K), R);
+      }
+      return Fixed.at(keyOf(Root));
+    }
+
+    /// The loads of a node with every variable fixed, mapped into memory as
+    /// resolve()'s second step.
+    const Expr *mapped(const Expr *Root) {
+      std::vector<const Expr *> Work = {Root};
+      while (!Work.empty()) {
+        const Expr *N = Work.back();
+        if (Mapped.count(N)) {
+          Work.pop_back();
+          continue;
+        }
+        bool Ready = true;
+        for (const Expr *O : N->operands())
+          if (!Mapped.count(O)) {
+            Work.push_back(O);
+            Ready = false;
+          }
+        if (!Ready)
+          continue;
+        Work.pop_back();
+        std::vector<const Expr *> Ops;
+        bool Same = true;
+        for (const Expr *O : N->operands()) {
+          Ops.push_back(Mapped.at(O));
+          Same &= Ops.back() == O;
+        }
+        const Expr *R = nullptr;
+        if (N->op() == Op::Read)
+          if (auto P = Pointers.find(N->name()); P != Pointers.end()) {
+            if (!Ops[0]->isConst())
+              throw Unsupported("unsupported: data-dependent load address (" +
+                                From.Loc.str() + ")");
+            int64_t Abs = P->second.Base + int64_t(Ops[0]->constBits());
+            R = Check.load(P->second.Buffer, N->type(), Abs, From,
+                           P->second.Tensor, Check.Memory, Bad);
+          }
+        if (!R)
+          R = Same ? N : C.withOperands(N, Ops);
+        Mapped.emplace(N, R);
+      }
+      return Mapped.at(Root);
+    }
+
+    FxToTtirCheck &Check;
+    Context &C;
+    const std::vector<BoundVariable> &Vars;
+    const std::map<std::string, const Expr *> &Scalars;
+    const std::map<std::string, Pointer> &Pointers;
+    const Origin &From;
+    std::optional<Violation> &Bad;
+    std::vector<const Expr *> Values; // of Vars at the instance
+    std::unordered_map<const Expr *, uint64_t> Below;
+    std::unordered_map<Key, const Expr *, KeyHash> Fixed;
+    std::unordered_map<const Expr *, const Expr *> Mapped;
+  };
+
   const Expr *resolve(const Expr *E,
                       const std::unordered_map<const Expr *, const Expr *> &At,
                       const std::map<std::string, const Expr *> &Scalars,
@@ -1586,7 +1759,7 @@ void registerFxToTtirChecker(KernelLifter Lift) {
         F.Check.Arithmetic = smt::Mode::Real;
         return checkFxToTtir(C, M, Lift, F);
       },
-      "fx-ttir-7");
+      "fx-ttir-8");
 }
 
 } // namespace stagecheck::stages
