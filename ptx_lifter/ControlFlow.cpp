@@ -192,26 +192,23 @@ bool PathMerger::branch(size_t Position, PathState &S) {
   const Instruction &I = Body[Position].Inst;
   size_t Target = target(I);
   const Expr *P = Step(X, I, S).predicate();
-  // A branch one of whose ways is a dead end: that way is undefined, so
-  // the other holds wherever the thread is defined and goes on under the
-  // branch's own condition, as a block after a failed assertion
-  // post-dominates it in the LLVM IR. (A barrier behind the assertion is
-  // then reached by every thread, as in the LLVM IR.)
-  if (!P->isTrue() && !P->isFalse()) {
-    if (DeadEnds.count(Target)) {
-      endInDeadEnd(Target, S.with(C, P));
-      return true;
-    }
+  PathState Taken = S.with(C, P);
+  // A way into a dead end is undefined, so the other way holds wherever the
+  // thread is defined and goes on under the branch's own condition, as the
+  // block after a failed assertion post-dominates it in the LLVM IR (a
+  // barrier behind the assertion is then every thread's, as there).
+  if (DeadEnds.count(Target)) {
+    if (!Taken.Condition->isFalse())
+      endInDeadEnd(Target, Taken);
+    return !P->isTrue();
+  }
+  if (!P->isTrue() && !P->isFalse())
     if (std::optional<size_t> Dead = deadEndAhead(Position + 1)) {
       endInDeadEnd(*Dead, S.with(C, C.notOf(P)));
       send(Target, std::move(S), Position);
       return false;
     }
-  }
-  PathState Taken = S.with(C, P);
-  if (!Taken.Condition->isFalse() && DeadEnds.count(Target))
-    endInDeadEnd(Target, Taken);
-  else if (!Taken.Condition->isFalse())
+  if (!Taken.Condition->isFalse())
     send(Target, std::move(Taken), Position);
   if (P->isTrue())
     return false;

@@ -490,8 +490,6 @@ private:
                         " instances of a kernel store");
   }
 
-  /// An expression of the kernel at one instance: variables fixed, scalar
-  /// parameters replaced, loads mapped into the tensors' buffers.
   /// resolve() for the instances of one family, remembered between them:
   /// what a node becomes depends only on the variables below it, so it is
   /// worked out once per assignment of those (a row's reduction once per
@@ -634,16 +632,7 @@ private:
           Ops.push_back(Mapped.at(O));
           Same &= Ops.back() == O;
         }
-        const Expr *R = nullptr;
-        if (N->op() == Op::Read)
-          if (auto P = Pointers.find(N->name()); P != Pointers.end()) {
-            if (!Ops[0]->isConst())
-              throw Unsupported("unsupported: data-dependent load address (" +
-                                From.Loc.str() + ")");
-            int64_t Abs = P->second.Base + int64_t(Ops[0]->constBits());
-            R = Check.load(P->second.Buffer, N->type(), Abs, From,
-                           P->second.Tensor, Check.Memory, Bad);
-          }
+        const Expr *R = Check.loaded(N, Ops, Pointers, From, Bad);
         if (!R)
           R = Same ? N : C.withOperands(N, Ops);
         Mapped.emplace(N, R);
@@ -664,6 +653,27 @@ private:
     std::unordered_map<const Expr *, const Expr *> Mapped;
   };
 
+  /// A kernel load (a read through a pointer parameter) with its operands
+  /// resolved to Ops, mapped into its tensor's buffer; null for any other
+  /// node.
+  const Expr *loaded(const Expr *N, const std::vector<const Expr *> &Ops,
+                     const std::map<std::string, Pointer> &Pointers,
+                     const Origin &From, std::optional<Violation> &Bad) {
+    if (N->op() != Op::Read)
+      return nullptr;
+    auto P = Pointers.find(N->name());
+    if (P == Pointers.end())
+      return nullptr;
+    if (!Ops[0]->isConst())
+      throw Unsupported("unsupported: data-dependent load address (" +
+                        From.Loc.str() + ")");
+    int64_t Abs = P->second.Base + int64_t(Ops[0]->constBits());
+    return load(P->second.Buffer, N->type(), Abs, From, P->second.Tensor,
+                Memory, Bad);
+  }
+
+  /// An expression of the kernel at one instance: variables fixed, scalar
+  /// parameters replaced, loads mapped into the tensors' buffers.
   const Expr *resolve(const Expr *E,
                       const std::unordered_map<const Expr *, const Expr *> &At,
                       const std::map<std::string, const Expr *> &Scalars,
@@ -682,22 +692,10 @@ private:
           auto S = Scalars.find(N->name());
           return S != Scalars.end() ? S->second : nullptr;
         });
-    return rewrite(
-        C, Fixed,
-        [&](const Expr *N,
-            const std::vector<const Expr *> &Ops) -> const Expr * {
-          if (N->op() != Op::Read)
-            return nullptr;
-          auto P = Pointers.find(N->name());
-          if (P == Pointers.end())
-            return nullptr;
-          if (!Ops[0]->isConst())
-            throw Unsupported("unsupported: data-dependent load address (" +
-                              From.Loc.str() + ")");
-          int64_t Abs = P->second.Base + int64_t(Ops[0]->constBits());
-          return load(P->second.Buffer, N->type(), Abs, From, P->second.Tensor,
-                      Memory, Bad);
-        });
+    return rewrite(C, Fixed,
+                   [&](const Expr *N, const std::vector<const Expr *> &Ops) {
+                     return loaded(N, Ops, Pointers, From, Bad);
+                   });
   }
 
   void runExtern(

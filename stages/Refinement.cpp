@@ -350,15 +350,12 @@ private:
     return Shape(Q);
   }
 
-  /// Whether I.Alone is proved never to hold, through its shape (asked
+  /// Whether I.Alone is proved never to hold, through its Shape (asked
   /// until shapes have failed twice with none proved: then the elements
   /// are not alike).
   bool provedByShape(const std::string &Name, const ImpliedQuery &I,
-                     const smt::SolverOptions &Quick) {
-    if (!I.Alone)
-      return false;
-    const Expr *Shape = elementShape(I.Alone);
-    if (UnprovedShapes.count(Shape) ||
+                     const Expr *Shape, const smt::SolverOptions &Quick) {
+    if (!Shape || UnprovedShapes.count(Shape) ||
         (ProvedShapes.empty() && UnprovedShapes.size() >= 2))
       return false;
     smt::QueryResult R =
@@ -792,19 +789,24 @@ private:
   decidedAtThePlaces(const std::string &Name, const Expr *Violation,
                      const std::vector<ImpliedQuery> &Implied,
                      const BufferQuery *Where) {
+    std::vector<const Expr *> Shapes;
+    for (const ImpliedQuery &I : Implied)
+      Shapes.push_back(I.Alone ? elementShape(I.Alone) : nullptr);
     // A level whose shape an earlier element proved settles it at once
     // (the levels below it may still be asked, and fail, element by element).
-    for (const ImpliedQuery &I : Implied)
-      if (I.Alone && ProvedShapes.count(elementShape(I.Alone))) {
+    for (size_t K = 0; K < Implied.size(); ++K)
+      if (Shapes[K] && ProvedShapes.count(Shapes[K])) {
         Result.Queries.push_back(
             {Name, smt::Outcome::Proved,
-             I.Proved + " (the shape of an earlier element)", 0.0, ""});
+             Implied[K].Proved + " (the shape of an earlier element)", 0.0,
+             ""});
         return true;
       }
-    for (const ImpliedQuery &I : Implied) {
+    for (size_t K = 0; K < Implied.size(); ++K) {
+      const ImpliedQuery &I = Implied[K];
       smt::SolverOptions Quick = Options.Solver;
       Quick.TimeoutMs = std::min(Quick.TimeoutMs, I.TimeoutMs);
-      if (provedByShape(Name, I, Quick))
+      if (provedByShape(Name, I, Shapes[K], Quick))
         return true;
       smt::QueryResult R =
           smt::solve({Name, I.Query, {}, Options.Arithmetic}, Quick);

@@ -1,6 +1,8 @@
 //===- Unify.cpp - Launch terms matched, expressions in one form ----------===//
 #include "stages/Unify.h"
 
+#include "ir/Kernel.h"
+
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
 #include <cstdio>
@@ -104,10 +106,12 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
         E.setSymbol(X->name(), Value::ofBits(X->type(), V->Bits / D * D));
     }
   };
-  // The grid axis a program-id or grid-size symbol belongs to ("pid.y": 1).
-  auto AxisOf = [](const Expr *S) -> unsigned {
-    char Last = S->name().empty() ? 'x' : S->name().back();
-    return Last == 'z' ? 2 : Last == 'y' ? 1 : 0;
+  // The grid axis a program-id or grid-size symbol belongs to.
+  auto AxisOf = [&C](const Expr *S) -> unsigned {
+    for (unsigned Axis = 1; Axis < 3; ++Axis)
+      if (S == programIdSymbol(C, Axis) || S == numProgramsSymbol(C, Axis))
+        return Axis;
+    return 0;
   };
   for (unsigned Try = 0; Try < 256 && Out.size() < Wanted; ++Try) {
     Env E;

@@ -214,25 +214,32 @@ TEST(PtxFlow, BarriersNeedAUniformGuard) {
 
 // Triton's tt.assert as NVPTX lowers it: the failing way calls
 // __assertfail and traps, and a barrier follows the check.
-std::string assertion(const std::string &BeforeTrap) {
+// With Branch "@%p1 bra $OK;\nbra.uni $FAIL;\n" (NVPTX's form) or one
+// branching into the failure ("@!%p1 bra $FAIL;\n"); Callee and
+// BeforeTrap vary the failing block.
+std::string assertion(const std::string &BeforeTrap,
+                      const std::string &Branch = "@%p1 bra $OK;\n"
+                                                  "bra.uni $FAIL;\n",
+                      const std::string &Callee = "__assertfail") {
   return Params + "mov.u32 %r2, %tid.x;\n"
-                  "setp.lt.s32 %p1, %r2, %r1;\n"
-                  "@%p1 bra $OK;\n"
-                  "bra.uni $FAIL;\n"
-                  "$OK:\n"
-                  "bar.sync 0;\n"
-                  "st.global.b32 [%rd1], %r2;\n"
-                  "ret;\n"
-                  "$FAIL:\n"
-                  "{ // callseq 0, 0\n"
-                  ".param .b64 param0;\n"
-                  ".param .b32 param1;\n"
-                  "mov.b64 %rd2, 0;\n"
-                  "cvta.global.u64 %rd3, %rd2;\n"
-                  "st.param.b64 [param0], %rd3;\n"
-                  "st.param.b32 [param1], 34;\n"
-                  "call.uni __assertfail, (param0, param1);\n"
-                  "} // callseq 0\n" +
+                  "setp.lt.s32 %p1, %r2, %r1;\n" +
+         Branch +
+         "$OK:\n"
+         "bar.sync 0;\n"
+         "st.global.b32 [%rd1], %r2;\n"
+         "ret;\n"
+         "$FAIL:\n"
+         "{ // callseq 0, 0\n"
+         ".param .b64 param0;\n"
+         ".param .b32 param1;\n"
+         "mov.b64 %rd2, 0;\n"
+         "cvta.global.u64 %rd3, %rd2;\n"
+         "st.param.b64 [param0], %rd3;\n"
+         "st.param.b32 [param1], 34;\n"
+         "call.uni " +
+         Callee +
+         ", (param0, param1);\n"
+         "} // callseq 0\n" +
          BeforeTrap + "trap;\n";
 }
 
@@ -256,7 +263,30 @@ TEST(PtxFlow, AFailedAssertionIsUndefinedAndTheBarrierBehindItIsReached) {
   EXPECT_TRUE(L.Thread.Effects.Writes[0].Guard->isTrue());
 }
 
+TEST(PtxFlow, ABranchIntoAFailedAssertionLeavesTheOtherWayWhole) {
+  Context C;
+  PtxLift L = lift(C, assertion("", "@!%p1 bra $FAIL;\n"), Type::i(32),
+                   {Type::i(32)});
+  ASSERT_EQ(L.Thread.Effects.Undefined.size(), 1u);
+  Env Failing = withN(0);
+  Failing.setSymbol("tid.x", i32(5));
+  EXPECT_TRUE(eval(L.Thread.Effects.Undefined[0].Condition, Failing).isTrue());
+  ASSERT_EQ(L.Thread.Exchanges.size(), 1u);
+  EXPECT_TRUE(L.Thread.Exchanges[0].Guard->isTrue());
+  ASSERT_EQ(L.Thread.Effects.Writes.size(), 1u);
+  EXPECT_TRUE(L.Thread.Effects.Writes[0].Guard->isTrue());
+}
+
 TEST(PtxFlow, OnlyAnAssertionsCallIsADeadEnd) {
+  Context C;
+  // A call of any other function before the trap is not an assertion.
+  EXPECT_THROW(lift(C, assertion("", "@%p1 bra $OK;\nbra.uni $FAIL;\n",
+                                 "vprintf"),
+                    Type::i(32), {Type::i(32)}),
+               UnsupportedError);
+}
+
+TEST(PtxFlow, AStoreBeforeTheTrapIsNotAnAssertion) {
   Context C;
   // A store before the trap: not the assertion's shape, so trap is met as
   // an instruction, and the barrier only some threads reach stays refused.
