@@ -42,7 +42,10 @@ audit as a read outside the tensor, before equivalence is asked.) Outcomes:
                only (it may differ beyond): set aside, listed apart
   launch-equivalent  a TTIR mutant FX <-> TTIR proves for the bundle's launch
                (grid, sizes, scalars) that differs from the original only
-               for other launches: set aside
+               for other launches; or a later stage's mutant every pair
+               proves that `stagecheck check --launch BUNDLE` proves equal
+               to the original at the bundle's launch (those pairs check
+               reads against the tensors' sizes only there): set aside
   invalid      the mutant is not well-formed input (exit 3): set aside
 """
 import argparse
@@ -326,9 +329,23 @@ def judge(args, bundle, baseline, record, rel, mutated, cache, scratch):
             record["outcome"] = "bounded-equivalent" if bounded else "equivalent"
             record["notes"] = [l for l in same.stdout.splitlines()
                                if l.startswith("verdict:") or bounded and l.strip().startswith("bound:")]
-        elif record["outcome"] == "missed" and same.returncode == 2 and stage != "ttir":
-            record["outcome"] = "unsettled"
-            record["notes"] = [l for l in same.stdout.splitlines() if l.startswith("verdict:")]
+        elif record["outcome"] == "missed" and stage != "ttir":
+            # Every pair proved it, yet it is not shown equal everywhere: a
+            # later pair proves values at every launch but reads within the
+            # tensors only at the bundle's launch, where their sizes are
+            # known. Equal to the original there, it is launch-equivalent.
+            at_launch = run([args.stagecheck, "check", "--from", stage, "--to", stage,
+                             "--launch", bundle,
+                             "--pair-time-limit-s", str(EQUIVALENCE_LIMIT_S),
+                             os.path.join(bundle, rel), os.path.join(mutant_dir, rel)])
+            if at_launch.returncode == 0:
+                record["outcome"] = "launch-equivalent"
+                record["notes"] = [l for l in at_launch.stdout.splitlines()
+                                   if l.startswith("verdict:")]
+            elif same.returncode == 2:
+                record["outcome"] = "unsettled"
+                record["notes"] = [l for l in same.stdout.splitlines()
+                                   if l.startswith("verdict:")]
         elif record["outcome"] == "missed" and stage == "ttir":
             # FX <-> TTIR checks the bundle's launch (its grid, sizes and
             # scalars): the mutant still computes the reference there, and

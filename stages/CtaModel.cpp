@@ -4,6 +4,7 @@
 #include "ir/Errors.h"
 #include "ir/Functions.h"
 #include "ptx_lifter/Collective.h"
+#include "stages/Unify.h"
 
 #include <algorithm>
 #include <map>
@@ -74,6 +75,7 @@ private:
   const std::set<ByteLoad> Raced;
   std::set<ByteLoad> RacedFound;
   CtaEffects Out;
+  GuardSimplifier UnderGuard{C};
   std::vector<ThreadInfo> Info;
   /// Per thread, its shared writes: (effective phase, write index).
   std::vector<std::vector<std::pair<unsigned, size_t>>> SharedOf;
@@ -689,8 +691,7 @@ private:
       for (auto &[Offset, List] : ByOffset) {
         for (size_t I = 1; I < List.size(); ++I)
           if (List[I].Thread != List[0].Thread &&
-              resolve(List[I].Thread, List[I].Byte) !=
-                  resolve(List[0].Thread, List[0].Byte)) {
+              writtenByte(List[I]) != writtenByte(List[0])) {
             race(Out.Races, Phase, Offset, List[0], List[I].Thread, "writes");
             break;
           }
@@ -703,6 +704,16 @@ private:
                 break;
               }
       }
+  }
+
+  /// The byte W writes, simplified under W's guard: where two threads both
+  /// write, each value equals its simplified form, so two writes of one
+  /// node (a butterfly's result, which every lane of the warp holds) leave
+  /// the byte that value in any order. What a thread receives from a lane
+  /// that does not take part is named after the receiver, and drops out
+  /// here where the guard says every lane takes part.
+  const Expr *writtenByte(const ByteWrite &W) {
+    return UnderGuard(resolve(W.Thread, W.Byte), W.Guard);
   }
 
   void race(std::vector<std::string> &Lines, unsigned Phase, uint64_t Offset,

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Text.h"
+#include "ir/Value.h"
 #include "smt/Solver.h"
 #include "bundle/Import.h"
 #include "bundle/Manifest.h"
@@ -23,6 +24,7 @@
 #include "tools/PairLimit.h"
 #include "tools/ResultCache.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -32,6 +34,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 using namespace stagecheck;
@@ -320,6 +323,48 @@ int checkEachFunction(const std::string &Source, const std::string &Target,
   return Exit;
 }
 
+/// The launch of B whose Stage file is File (--launch): one, or an input
+/// error saying why not.
+const bundle::Launch *launchRunning(const bundle::Manifest &B,
+                                    const std::string &Stage,
+                                    const std::string &File) {
+  std::error_code E;
+  auto Same = [&](const std::string &Path) {
+    return !Path.empty() && std::filesystem::equivalent(Path, File, E);
+  };
+  std::vector<const bundle::Launch *> Found;
+  for (const bundle::Launch *L : B.launches())
+    if (Same(L->file(Stage)))
+      Found.push_back(L);
+  if (Found.empty())
+    throw InputError("no launch of " + B.Dir + " runs " + File +
+                     " (--launch names the bundle whose " + Stage +
+                     " file is SOURCE)");
+  for (const bundle::Launch *L : Found)
+    if (L->Grid != Found[0]->Grid || L->Args.size() != Found[0]->Args.size())
+      throw InputError(B.Dir + " runs " + File + " at " +
+                       std::to_string(Found.size()) +
+                       " launches that differ: --launch needs one");
+  return Found[0];
+}
+
+/// "at the launch of DIR: grid 2x1x1, arg2 = 16": what --launch assumed.
+std::string launchBound(const bundle::Manifest &B, const bundle::Launch &L) {
+  std::ostringstream OS;
+  OS << "at the launch of " << B.Dir << ": grid " << L.Grid[0] << "x"
+     << L.Grid[1] << "x" << L.Grid[2];
+  ir::Context C;
+  std::vector<std::string> Values;
+  for (auto [Symbol, Value] : stages::launchConstants(C, L, L.interface(B.Tensors)))
+    if (Symbol->role() == ir::SymbolRole::Param)
+      Values.push_back(Symbol->name() + " = " +
+                       ir::Value::ofBits(Value->type(), Value->constBits()).str());
+  std::sort(Values.begin(), Values.end());
+  for (const std::string &V : Values)
+    OS << ", " << V;
+  return OS.str();
+}
+
 int runCheck(int Argc, char **Argv) {
   cxxopts::Options O("stagecheck check",
                      "Checks that the target stage file means what the source "
@@ -350,6 +395,10 @@ int runCheck(int Argc, char **Argv) {
       cxxopts::value<unsigned>()->default_value("4"))(
       "mode", "arithmetic: ieee (bit-exact) or real (exact reals)",
       cxxopts::value<std::string>()->default_value("ieee"))(
+      "launch",
+      "only at the launch of this bundle that runs SOURCE: its grid and "
+      "scalar arguments are assumed, and the verdict's bound says so",
+      cxxopts::value<std::string>())(
       "json", "also write the result as JSON to this file",
       cxxopts::value<std::string>())("h,help", "this help")(
       "files", "SOURCE TARGET", cxxopts::value<std::vector<std::string>>());
@@ -395,10 +444,27 @@ int runCheck(int Argc, char **Argv) {
   }
 
   std::string Llir = P.count("llir") ? P["llir"].as<std::string>() : "";
+  std::optional<bundle::Manifest> Bundle;
+  const bundle::Launch *AtLaunch = nullptr;
+  if (P.count("launch")) {
+    if (From == "sir" || To == "sir")
+      throw InputError("--launch is for the files of a bundle's kernel");
+    Bundle = bundle::loadBundle(P["launch"].as<std::string>());
+    AtLaunch = launchRunning(*Bundle, From, Files[0]);
+  }
   stages::PairResult R = checkWithinLimit(pairTimeLimit(P), Options, [&] {
     ir::Context C;
-    return checkPair(C, From, To, Files[0], Files[1], Meta, Llir, Options,
-                     Function);
+    stages::CheckOptions Mine = Options;
+    if (AtLaunch)
+      for (auto [Symbol, Value] : stages::launchConstants(
+               C, *AtLaunch, AtLaunch->interface(Bundle->Tensors)))
+        Mine.Assumptions.push_back(C.eq(Symbol, Value));
+    stages::PairResult X =
+        checkPair(C, From, To, Files[0], Files[1], Meta, Llir, Mine, Function);
+    if (AtLaunch)
+      X.Bound = launchBound(*Bundle, *AtLaunch) +
+                (X.Bound == "none" ? "" : "; " + X.Bound);
+    return X;
   });
 
   std::cout << "check " << Files[0] << " -> " << Files[1] << "   "

@@ -17,6 +17,11 @@
 //    (stores, layout conversions, shared memory, dots) first fix them to
 //    the thread Triton takes the value from (the representative holder:
 //    broadcast bits zero).
+//  - "scan order": a forward tt.scan whose combine's order matters, with the
+//    axis held by one warp's registers, then lanes, in axis order: each
+//    thread's registers in order, the lanes' totals by shuffles up, then
+//    each register's carry from the lane before (ScanOpToLLVM.cpp;
+//    scanLowered below);
 //  - "exp -> ex2.approx": math.exp on f32 is ex2.approx.f32(x * log2 e);
 //  - "divf -> div.full": arith.divf on f32 is div.full.f32;
 //  - "sqrt -> __nv_sqrtf", "log -> __nv_logf": math.sqrt and math.log on
@@ -417,6 +422,32 @@ struct AxisBits {
   }
 };
 
+/// Which input bits of hardware dimension Name (register, lane, warp) of L
+/// move output dimension AxisOut, and which broadcast. A bit that moves the
+/// axis and another dimension too is named in Mixed.
+AxisBits axisBitsOf(const layout::LinearLayout &L, const char *Name,
+                    int AxisOut, std::string &Mixed) {
+  AxisBits B;
+  const auto &Bases = L.bases(Name);
+  for (unsigned I = 0; I < Bases.size(); ++I) {
+    bool Other = false;
+    for (size_t K = 0; K < Bases[I].size(); ++K)
+      if (int(K) != AxisOut && Bases[I][K] != 0)
+        Other = true;
+    int32_t Along = Bases[I][size_t(AxisOut)];
+    if (Along && Other && Mixed.empty())
+      Mixed = std::string(Name) + " bit " + std::to_string(I);
+    if (Along) {
+      B.Bits.push_back(I);
+      B.Steps.push_back(Along);
+      B.Mask |= 1u << I;
+    } else if (!Other) {
+      B.Broadcast |= 1u << I;
+    }
+  }
+  return B;
+}
+
 } // namespace
 
 std::vector<Val> Lifter::reduceLowered(
@@ -429,26 +460,11 @@ std::vector<Val> Lifter::reduceLowered(
   const layout::LinearLayout &L = D.linear();
   int AxisOut = L.outIndex(layout::outDimName(Axis));
   auto Classify = [&](const char *Name) {
-    AxisBits B;
-    const auto &Bases = L.bases(Name);
-    for (unsigned I = 0; I < Bases.size(); ++I) {
-      bool Other = false;
-      for (size_t K = 0; K < Bases[I].size(); ++K)
-        if (int(K) != AxisOut && Bases[I][K] != 0)
-          Other = true;
-      int32_t Along = Bases[I][size_t(AxisOut)];
-      if (Along && Other)
-        unsupported(O, "tt.reduce over a layout whose " + std::string(Name) +
-                           " bit " + std::to_string(I) +
-                           " moves the axis and another dimension");
-      if (Along) {
-        B.Bits.push_back(I);
-        B.Steps.push_back(Along);
-        B.Mask |= 1u << I;
-      } else if (!Other) {
-        B.Broadcast |= 1u << I;
-      }
-    }
+    std::string Mixed;
+    AxisBits B = axisBitsOf(L, Name, AxisOut, Mixed);
+    if (!Mixed.empty())
+      unsupported(O, "tt.reduce over a layout whose " + Mixed +
+                         " moves the axis and another dimension");
     return B;
   };
   AxisBits Regs = Classify(layout::kRegister), Lanes = Classify(layout::kLane),
@@ -524,6 +540,107 @@ std::vector<Val> Lifter::reduceLowered(
     }
   }
   return Out;
+}
+
+//===----------------------------------------------------------------------===//
+// The scan order of the lowering
+//===----------------------------------------------------------------------===//
+
+// Triton's ScanOpToLLVM for an axis held by the registers and lanes of one
+// warp: each thread scans its registers in axis order (combine(acc, next));
+// the lanes' totals are scanned by shuffles up at distances 1, 2, 4, ...
+// (lane l >= d: combine(received, own)); a thread's last register is then
+// its lane's inclusive total, and each other register r of lane l > 0 is
+// combine(total of lane l - 1, its own prefix through r).
+std::vector<Val> Lifter::scanLowered(const Operation &O,
+                                     const std::vector<Val> &Srcs,
+                                     unsigned Axis) {
+  const Val &First = Srcs.front();
+  if (!First.Ty || !First.Ty->Encoding)
+    unsupported(O, "tt.scan of a tensor without a layout");
+  layout::DistributedLayout D(*toEncoding(*First.Ty->Encoding), First.Shape);
+  const layout::LinearLayout &L = D.linear();
+  int AxisOut = L.outIndex(layout::outDimName(Axis));
+  std::string Mixed;
+  AxisBits Regs = axisBitsOf(L, layout::kRegister, AxisOut, Mixed),
+           Lanes = axisBitsOf(L, layout::kLane, AxisOut, Mixed),
+           Warps = axisBitsOf(L, layout::kWarp, AxisOut, Mixed);
+  if (!Mixed.empty())
+    unsupported(O, "tt.scan over a layout whose " + Mixed +
+                       " moves the axis and another dimension");
+  for (const auto &B : L.bases(layout::kBlock))
+    if (std::any_of(B.begin(), B.end(), [](int32_t V) { return V != 0; }))
+      unsupported(O, "tt.scan over several CTAs");
+  if (!Warps.Bits.empty())
+    unsupported(O, "tt.scan across warps (Triton's scan order through shared "
+                   "memory is not modelled)");
+  uint32_t Group = Regs.count(), NumLanes = Lanes.count();
+  bool InOrder = int64_t(Group) * NumLanes == First.Shape[Axis];
+  for (unsigned J = 0; J < Regs.Bits.size(); ++J)
+    InOrder &= Regs.Steps[J] == int32_t(1u << J);
+  for (unsigned J = 0; J < Lanes.Bits.size(); ++J)
+    InOrder &= Lanes.Steps[J] == int32_t(Group << J);
+  if (!InOrder)
+    unsupported(O, "tt.scan over a layout whose registers, then lanes, do "
+                   "not hold the axis in order (Triton's scan order for it "
+                   "is not modelled)");
+  noteRule("scan order", O);
+
+  Type I32 = Type::i(32);
+  // Element K of every operand, as lane sub-index LaneA computed it.
+  auto Leaf = [&](int64_t K, uint32_t LaneA) {
+    const Expr *Lane = C.orOf(C.andOf(LaneSym, C.intConst(I32, ~Lanes.Mask)),
+                              C.intConst(I32, Lanes.spread(LaneA)));
+    std::vector<Val> Out;
+    for (const Val &S : Srcs) {
+      Val E = substVal(S, {{Axis, C.intConst(I32, K)}});
+      E.Shape.clear();
+      E.Ty = S.Ty->Elem ? S.Ty->Elem : S.Ty;
+      E.E = withThread(E.E, Lane, WarpSym);
+      E.Defined = withThread(E.Defined, Lane, WarpSym);
+      Out.push_back(E);
+    }
+    return Out;
+  };
+  using Vals = std::vector<Val>;
+  std::vector<std::vector<Vals>> Prefix(NumLanes, std::vector<Vals>(Group));
+  for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
+    for (uint32_t R = 0; R < Group; ++R) {
+      Vals X = Leaf(int64_t(Lane) * Group + R, Lane);
+      Prefix[Lane][R] = R == 0 ? X : combine(O, Prefix[Lane][R - 1], X);
+    }
+  std::vector<Vals> Total(NumLanes);
+  for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
+    Total[Lane] = Prefix[Lane][Group - 1];
+  for (uint32_t Delta = 1; Delta < NumLanes; Delta *= 2) {
+    std::vector<Vals> Next = Total;
+    for (uint32_t Lane = Delta; Lane < NumLanes; ++Lane)
+      Next[Lane] = combine(O, Total[Lane - Delta], Total[Lane]);
+    Total = std::move(Next);
+  }
+  auto At = [&](int64_t K) -> Vals {
+    uint32_t Lane = uint32_t(K / Group), R = uint32_t(K % Group);
+    if (R == Group - 1)
+      return Total[Lane];
+    if (Lane == 0)
+      return Prefix[Lane][R];
+    return combine(O, Total[Lane - 1], Prefix[Lane][R]);
+  };
+  int64_t Extent = First.Shape[Axis];
+  std::vector<Vals> Values;
+  for (int64_t K = 0; K < Extent; ++K)
+    Values.push_back(At(K));
+  std::vector<Val> Results;
+  for (size_t I = 0; I < Srcs.size(); ++I) {
+    const Expr *E = Values.back()[I].E, *Def = Values.back()[I].Defined;
+    for (int64_t K = Extent - 1; K-- > 0;) {
+      const Expr *Here = C.eq(idx(Axis), C.intConst(I32, K));
+      E = C.select(Here, Values[size_t(K)][I].E, E);
+      Def = C.select(Here, Values[size_t(K)][I].Defined, Def);
+    }
+    Results.push_back(tensorOf(resultType(O, I), E, Def));
+  }
+  return Results;
 }
 
 } // namespace stagecheck::ttir

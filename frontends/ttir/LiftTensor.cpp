@@ -365,12 +365,10 @@ bool Lifter::liftTensorOp(const Operation &O) {
 
   if (N == "tt.scan") {
     // Triton's lowering scans in parallel (each thread its registers, then
-    // shuffles up across lanes, then warps through shared memory), so the
-    // sequential prefixes below are its values only for a combine whose
-    // order does not matter.
-    if (Opt.Lowering && !orderFreeCombine(O))
-      unsupported(O, "a scan whose combine depends on the order (Triton's "
-                     "parallel scan order is not modelled)");
+    // shuffles up across lanes, then warps through shared memory): for a
+    // combine whose order matters the lowered lift takes its order
+    // (scanLowered); the sequential prefixes below are its values only for
+    // a combine whose order does not matter.
     std::optional<int64_t> Axis = axisOf(O);
     const Attr *Reverse = O.attr("reverse");
     std::vector<Val> Srcs;
@@ -383,6 +381,13 @@ bool Lifter::liftTensorOp(const Operation &O) {
       malformed(O, "axis out of range");
     unsigned A = unsigned(*Axis);
     bool Backward = Reverse && Reverse->asInt() && *Reverse->asInt();
+    if (Opt.Lowering && !orderFreeCombine(O)) {
+      if (Backward)
+        unsupported(O, "a reverse scan whose combine depends on the order "
+                       "(Triton's order for it is not modelled)");
+      define(O, scanLowered(O, Srcs, A));
+      return true;
+    }
     int64_t Extent = Shape[A];
     std::vector<std::vector<Val>> Prefix(static_cast<size_t>(Extent));
     std::vector<Val> Acc;

@@ -215,6 +215,10 @@ public:
   std::vector<Val>
   reduceLowered(const Operation &O, const std::vector<Val> &Srcs, unsigned Axis,
                 const std::function<std::vector<Val>(int64_t)> &Leaf);
+  /// tt.scan (forward) as Triton's lowering computes it, for a layout that
+  /// holds the axis within one warp; unsupported otherwise.
+  std::vector<Val> scanLowered(const Operation &O, const std::vector<Val> &Srcs,
+                               unsigned Axis);
 
   // Provenance.
   unsigned NodesBefore = 0;

@@ -136,6 +136,19 @@ expect 3 "needs --llir" -- "$stagecheck" check --from ptx --to ptx "$tmp/mutant.
 sed 's/icmp slt/icmp sle/' "$k.llir" >"$tmp/mutant.llir"
 expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to llir "$k.llir" "$tmp/mutant.llir"
 
+# --launch: only the bundle's launch. inductor_clamp's mask `x < 1024` made
+# `x <= 1024` differs only for a program its grid of 8 x 128 never runs.
+c=$(dirname "$0")/../corpus/inductor_clamp
+ct=$(ls "$c"/kernels/*/*.ttir)
+sed 's/%xmask_4 = arith.cmpi slt/%xmask_4 = arith.cmpi sle/' "$ct" >"$tmp/clamp.ttir"
+expect 1 "verdict: counterexample" -- "$stagecheck" check --from ttir --to ttir "$ct" "$tmp/clamp.ttir"
+expect 0 "proved within the bound: at the launch of .*inductor_clamp: grid 8x1x1, arg2 = 1024" -- "$stagecheck" check --from ttir --to ttir --launch "$c" "$ct" "$tmp/clamp.ttir"
+# ... and a mutant that differs at the launch too still gives its input.
+sed 's/%xmask_4 = arith.cmpi slt/%xmask_4 = arith.cmpi sgt/' "$ct" >"$tmp/clamp-gt.ttir"
+expect 1 "verdict: counterexample" -- "$stagecheck" check --from ttir --to ttir --launch "$c" "$ct" "$tmp/clamp-gt.ttir"
+expect 3 "no launch of .*inductor_clamp runs" -- "$stagecheck" check --from ttir --to ttir --launch "$c" "$tmp/clamp.ttir" "$ct"
+expect 3 "launch is for the files of a bundle" -- "$stagecheck" check --launch "$c" "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
+
 # libdevice bodies with one polynomial step's __CUDA_FTZ choice turned
 # around mean the same: erff's step is shown harmless one level above the
 # flushed operand (a subnormal square's product is absorbed by the step's

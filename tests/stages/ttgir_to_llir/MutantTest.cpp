@@ -39,6 +39,7 @@ const Case Cases[] = {
     {"bug_b_scaling_hardcoded", LlirMutation::AsmStoreLane},
     {"inductor_sum_persistent", LlirMutation::ShuffleLane},
     {"inductor_mean", LlirMutation::ShuffleLane},
+    {"inductor_cumsum", LlirMutation::ShuffleLane},
     {"inductor_pointwise_chain", LlirMutation::ThreadElement},
     {"inductor_int_ops", LlirMutation::ThreadElement},
 };

@@ -157,6 +157,48 @@ TEST(SameCta, AnotherLaneWritingTheWarpSumIsProved) {
   EXPECT_EQ(stages::spelling(Same.Kind), std::string("proved")) << Same.Reason;
 }
 
+// tutorial_fused_softmax's warp partials (a maximum, then a sum) written to
+// shared memory by lanes 1-31 instead of lane 0 (line 38 `icmp eq` made
+// `ne`), inside the row loop. The 31 writes of one byte race, but each
+// lane holds the same butterfly result once the loop runs; what a lane
+// would receive from a lane that does not take part (named after the
+// receiver) drops out under the write's guard. Before, the differing
+// names made it "a race on shared memory", unknown.
+std::string fusedSoftmaxWithOtherLanesWriting(const Kernel &K,
+                                              unsigned LastStep) {
+  std::vector<std::string> Lines = test::linesOf(K.Llir);
+  if (Lines.size() < 72 || Lines[37].find("%30 = icmp eq i32 %25, 0") ==
+                               std::string::npos)
+    return "";
+  Lines[37].replace(Lines[37].find("icmp eq"), 7, "icmp ne");
+  // The maximum's last butterfly step (line 72, lane mask 1).
+  std::string &Step = Lines[71];
+  size_t At = Step.find(", i32 1, i32 31)");
+  if (At == std::string::npos)
+    return "";
+  Step.replace(At + 6, 1, std::to_string(LastStep));
+  return test::joined(Lines);
+}
+
+TEST(RacingWrites, OfOneButterflyResultByEveryLaneAreProved) {
+  Kernel K = load("tutorial_fused_softmax");
+  std::string Mutant = fusedSoftmaxWithOtherLanesWriting(K, 1);
+  ASSERT_FALSE(Mutant.empty());
+  stages::PairResult R = againstTtgir(K, Mutant);
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+}
+
+// The same lanes writing after a butterfly without its last step: lanes
+// 2k and 2k+1 hold the maxima of different halves, and write them to one
+// byte. Not proved.
+TEST(RacingWrites, OfValuesThatDifferAreNotProved) {
+  Kernel K = load("tutorial_fused_softmax");
+  std::string Mutant = fusedSoftmaxWithOtherLanesWriting(K, 0);
+  ASSERT_FALSE(Mutant.empty());
+  stages::PairResult R = againstTtgir(K, Mutant);
+  EXPECT_NE(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+}
+
 // The CTA check is not a rubber stamp: a shuffle to the wrong lane in a sum
 // changes what the CTA stores.
 TEST(SameCta, AShuffleToTheWrongLaneGivesACounterexample) {
