@@ -223,7 +223,7 @@ void registerBuiltinCheckers() {
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
-      "ttgir-llir-14");
+      "ttgir-llir-15");
   registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-10");
 }
 

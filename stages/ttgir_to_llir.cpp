@@ -154,6 +154,65 @@ void divisibility(Context &C, const ttir::Module &M,
   }
 }
 
+/// Triton computes a program's offsets in i32 (`pid * BLOCK + arange`) and
+/// its lowering relies on them not wrapping: the axis analysis finds
+/// consecutive offsets and the lowering loads them as one vector, the next
+/// element's address taken as the first one's plus one, which holds only
+/// while `pid * BLOCK + k` does not wrap. For each `arith.muli` of a program
+/// id by a constant block size at the kernel's top level, the launches are
+/// those that keep the program's last offset within i32, one line each for
+/// the bound.
+void programOffsetsInRange(Context &C, const ttir::Module &M,
+                           std::vector<const Expr *> &Assumptions,
+                           std::vector<std::string> &Lines) {
+  const ttir::Function *K = M.kernel();
+  if (!K || K->Body.Blocks.empty())
+    return;
+  std::map<std::string, unsigned> ProgramIds;
+  std::map<std::string, int64_t> Constants;
+  std::set<std::pair<unsigned, int64_t>> Done;
+  for (const ttir::Operation &O : K->Body.Blocks.front().Ops) {
+    if (O.Results.empty())
+      continue;
+    const std::string &Name = O.Results.front().first;
+    if (O.Name == "tt.get_program_id") {
+      std::optional<int64_t> Axis;
+      for (const std::string &W : O.Words)
+        if (W == "x" || W == "y" || W == "z")
+          Axis = W[0] - 'x';
+      if (!Axis)
+        if (const ttir::Attr *A = O.attr("axis"))
+          Axis = A->asInt();
+      if (Axis && *Axis >= 0 && *Axis < 3)
+        ProgramIds[Name] = unsigned(*Axis);
+    } else if (O.Name == "arith.constant" && O.Value && O.Types.size() <= 1 &&
+               (O.Types.empty() || O.Types.front()->shape().empty())) {
+      if (std::optional<int64_t> V = O.Value->asInt())
+        Constants[Name] = *V;
+    } else if (O.Name == "arith.muli" && O.Operands.size() == 2) {
+      for (unsigned Side = 0; Side < 2; ++Side) {
+        auto Pid = ProgramIds.find(O.Operands[Side].Name);
+        auto Block = Constants.find(O.Operands[1 - Side].Name);
+        if (Pid == ProgramIds.end() || Block == Constants.end() ||
+            Block->second <= 1 || Block->second > (int64_t(1) << 30) ||
+            !Done.insert({Pid->second, Block->second}).second)
+          continue;
+        Type I64 = Type::i(64);
+        const Expr *Last = C.add(
+            C.mul(C.sextOrTrunc(programIdSymbol(C, Pid->second), I64),
+                  C.intConst(I64, Block->second)),
+            C.intConst(I64, Block->second - 1));
+        Assumptions.push_back(C.icmp(ICmpPredicate::Sle, Last,
+                                     C.intConst(I64, (int64_t(1) << 31) - 1)));
+        std::string Axis(1, char('x' + Pid->second));
+        Lines.push_back("program offsets within i32: pid." + Axis + " * " +
+                        std::to_string(Block->second) + " + " +
+                        std::to_string(Block->second - 1) + " < 2^31");
+      }
+    }
+  }
+}
+
 /// The dynamic shared memory (global_smem, align 16) starts at an aligned
 /// address of the CTA's shared window, which is far below 2^24 bytes.
 std::vector<const Expr *> sharedWindow(Context &C) {
@@ -449,6 +508,7 @@ Checker::assumptions(const ttir::LiftResult &LS,
                      std::vector<std::string> &Specialised) {
   std::vector<const Expr *> Assumptions = O.Check.Assumptions;
   divisibility(C, Ttgir, Assumptions, Specialised);
+  programOffsetsInRange(C, Ttgir, Assumptions, Specialised);
   addUnique(Assumptions, LS.Assumptions);
   addUnique(Assumptions, Llvm->Cta.Assumptions);
   addUnique(Assumptions, sharedWindow(C));

@@ -136,6 +136,13 @@ expect 3 "needs --llir" -- "$stagecheck" check --from ptx --to ptx "$tmp/mutant.
 sed 's/icmp slt/icmp sle/' "$k.llir" >"$tmp/mutant.llir"
 expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to llir "$k.llir" "$tmp/mutant.llir"
 
+# A column sum whose two rows per program are loaded as one vector: the
+# second row's address is the first's plus one only while the program's
+# offsets stay within i32, which Triton's lowering assumes and the bound
+# states (without it the rows' sums are a timeout).
+d=$(dirname "$0")/../../bench/heldout2/inductor_sum_dim0/kernels/triton_red_fused_sum_0/triton_red_fused_sum_0
+expect 0 "proved within the bound: .*program offsets within i32: pid.x [*] 2 [+] 1 < 2.31" -- "$stagecheck" check --from ttgir --to llir "$d.ttgir" "$d.llir"
+
 # --launch: only the bundle's launch. inductor_clamp's mask `x < 1024` made
 # `x <= 1024` differs only for a program its grid of 8 x 128 never runs.
 c=$(dirname "$0")/../corpus/inductor_clamp
