@@ -56,25 +56,15 @@ TEST_P(LlirMutant, GivesACounterexampleNamingTheLlirLine) {
       bundle::loadBundle(std::string(STAGECHECK_TEST_DIR "/corpus/") + K.Bundle);
   ASSERT_FALSE(M.launches().empty());
   const bundle::Launch &L = *M.launches().front();
-  ttir::Module Ttgir = ttir::parseModuleFile(L.file("ttgir"));
   std::string Llir = test::fileText(L.file("llir"));
-  stages::TtgirToLlirOptions O =
-      stages::optionsForLaunch(M, L, stages::CheckOptions());
-  // The committed libdevice is the copy Triton 3.6 links kernels with.
-  O.Libdevice = O.LinkedLibdevice = test::tritonLibdevice();
-  O.TimeLimitSeconds = 40;
-
-  ir::Context C;
-  stages::PairResult Original =
-      stages::checkTtgirToLlir(C, Ttgir, Llir, L.file("llir"), O);
+  // With the libdevice Triton 3.6 links kernels with.
+  stages::PairResult Original = test::againstTtgir(M, L, Llir, 40);
   ASSERT_EQ(stages::spelling(Original.Kind), std::string("proved"))
       << Original.Reason;
 
   auto Mutant = test::mutateLlir(Llir, K.M);
   ASSERT_TRUE(Mutant) << "no site for the mutation";
-  ir::Context C2;
-  stages::PairResult R =
-      stages::checkTtgirToLlir(C2, Ttgir, Mutant->Text, L.file("llir"), O);
+  stages::PairResult R = test::againstTtgir(M, L, Mutant->Text, 40);
   ASSERT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
       << R.Reason << " (.llir line " << Mutant->Line << ")";
   ASSERT_TRUE(R.Cex);

@@ -49,12 +49,7 @@ std::string withoutBarrier(const std::string &Text, unsigned N) {
 }
 
 stages::PairResult againstTtgir(const Kernel &K, const std::string &Llir) {
-  ttir::Module Ttgir = ttir::parseModuleFile(K.L->file("ttgir"));
-  stages::TtgirToLlirOptions O =
-      stages::optionsForLaunch(K.M, *K.L, stages::CheckOptions());
-  O.Libdevice = O.LinkedLibdevice = test::tritonLibdevice();
-  ir::Context C;
-  return stages::checkTtgirToLlir(C, Ttgir, Llir, K.L->file("llir"), O);
+  return test::againstTtgir(K.M, *K.L, Llir);
 }
 
 stages::PairResult asOneCta(const Kernel &K, const std::string &Target) {

@@ -6,8 +6,6 @@
 #include "TritonLibdevice.h"
 
 #include "bundle/Manifest.h"
-#include "frontends/ttir/Mlir.h"
-#include "stages/ttgir_to_llir.h"
 #include "tests/support/TextLines.h"
 
 #include <gtest/gtest.h>
@@ -23,13 +21,7 @@ struct Cumsum {
   std::string Llir = test::fileText(L.file("llir"));
 
   stages::PairResult against(const std::string &Text) const {
-    ttir::Module Ttgir = ttir::parseModuleFile(L.file("ttgir"));
-    stages::TtgirToLlirOptions O =
-        stages::optionsForLaunch(M, L, stages::CheckOptions());
-    O.Libdevice = O.LinkedLibdevice = test::tritonLibdevice();
-    O.TimeLimitSeconds = 60;
-    ir::Context C;
-    return stages::checkTtgirToLlir(C, Ttgir, Text, L.file("llir"), O);
+    return test::againstTtgir(M, L, Text, 60);
   }
 };
 
