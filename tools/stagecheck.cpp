@@ -340,8 +340,16 @@ const bundle::Launch *launchRunning(const bundle::Manifest &B,
     throw InputError("no launch of " + B.Dir + " runs " + File +
                      " (--launch names the bundle whose " + Stage +
                      " file is SOURCE)");
+  // Launches of one file that differ in grid or scalar arguments are
+  // different launches: which one is meant is not for us to pick.
+  auto Scalars = [](const bundle::Launch &L) {
+    std::vector<std::string> V;
+    for (const bundle::LaunchArg &A : L.Args)
+      V.push_back(A.isPointer() ? "*" : A.Value.str());
+    return V;
+  };
   for (const bundle::Launch *L : Found)
-    if (L->Grid != Found[0]->Grid || L->Args.size() != Found[0]->Args.size())
+    if (L->Grid != Found[0]->Grid || Scalars(*L) != Scalars(*Found[0]))
       throw InputError(B.Dir + " runs " + File + " at " +
                        std::to_string(Found.size()) +
                        " launches that differ: --launch needs one");

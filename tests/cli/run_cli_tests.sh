@@ -154,6 +154,19 @@ expect 0 "proved within the bound: at the launch of .*inductor_clamp: grid 8x1x1
 sed 's/%xmask_4 = arith.cmpi slt/%xmask_4 = arith.cmpi sgt/' "$ct" >"$tmp/clamp-gt.ttir"
 expect 1 "verdict: counterexample" -- "$stagecheck" check --from ttir --to ttir --launch "$c" "$ct" "$tmp/clamp-gt.ttir"
 expect 3 "no launch of .*inductor_clamp runs" -- "$stagecheck" check --from ttir --to ttir --launch "$c" "$tmp/clamp.ttir" "$ct"
+# A bundle that runs the file twice, with xnumel 1024 and 1025: which
+# launch is meant is not for stagecheck to pick.
+cp -r "$c" "$tmp/clamp_twice"
+python3 - "$tmp/clamp_twice/manifest.json" <<'PY'
+import copy, json, sys
+m = json.load(open(sys.argv[1]))
+launch = next(s for s in m["steps"] if s["kind"] == "launch")
+again = copy.deepcopy(launch)
+next(a for a in again["args"] if a["name"] == "xnumel")["value"] += 1
+m["steps"].append(again)
+json.dump(m, open(sys.argv[1], "w"))
+PY
+expect 3 "runs .* at 2 launches that differ" -- "$stagecheck" check --from ttir --to ttir --launch "$tmp/clamp_twice" "$tmp/clamp_twice/${ct#"$c"/}" "$tmp/clamp.ttir"
 expect 3 "launch is for the files of a bundle" -- "$stagecheck" check --launch "$c" "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 
 # libdevice bodies with one polynomial step's __CUDA_FTZ choice turned
