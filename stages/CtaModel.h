@@ -17,7 +17,8 @@
 //    cp.async copies land at the first cp.async.wait_group N issued after
 //    at least N younger groups were committed (it leaves only the N
 //    youngest pending). Two threads that touch one byte in one phase, one
-//    of them writing (or both writing different values), race. A load of
+//    of them writing (or both writing different values: each value as
+//    simplified under its own write's guard), race. A load of
 //    a byte another thread writes in the same phase reads an unspecified
 //    value, "t<K>.raced.smem@P[offset]" (LLVM IR's memory model gives a
 //    racing non-atomic load undef), so a proof covers every interleaving
