@@ -123,13 +123,32 @@ void toleranceFor(const FxToTtirOptions &O, Type D, double &Rtol,
 namespace {
 
 /// Rebuilds E bottom-up; Hook may replace a node given its new operands.
+/// Kept, when given, is a memo kept between calls: what it holds is not
+/// rebuilt again.
 using Hook = std::function<const Expr *(const Expr *Original,
                                         const std::vector<const Expr *> &Ops)>;
 
-const Expr *rewrite(Context &C, const Expr *Root, const Hook &H) {
-  std::unordered_map<const Expr *, const Expr *> Memo;
-  const Expr *Roots[] = {Root};
-  for (const Expr *E : postOrder(Roots)) {
+const Expr *rewrite(Context &C, const Expr *Root, const Hook &H,
+                    std::unordered_map<const Expr *, const Expr *> *Kept = nullptr) {
+  std::unordered_map<const Expr *, const Expr *> Local;
+  std::unordered_map<const Expr *, const Expr *> &Memo = Kept ? *Kept : Local;
+  // Post-order, stopping at nodes a kept memo already holds.
+  std::vector<const Expr *> Work = {Root};
+  while (!Work.empty()) {
+    const Expr *E = Work.back();
+    if (Memo.count(E)) {
+      Work.pop_back();
+      continue;
+    }
+    bool Ready = true;
+    for (const Expr *O : E->operands())
+      if (!Memo.count(O)) {
+        Work.push_back(O);
+        Ready = false;
+      }
+    if (!Ready)
+      continue;
+    Work.pop_back();
     std::vector<const Expr *> Ops;
     bool Same = true;
     for (const Expr *O : E->operands()) {
@@ -137,7 +156,7 @@ const Expr *rewrite(Context &C, const Expr *Root, const Hook &H) {
       Same &= Ops.back() == O;
     }
     const Expr *R = H ? H(E, Ops) : nullptr;
-    Memo[E] = R ? R : Same ? E : C.withOperands(E, Ops);
+    Memo.emplace(E, R ? R : Same ? E : C.withOperands(E, Ops));
   }
   return Memo.at(Root);
 }
@@ -608,36 +627,14 @@ private:
     }
 
     /// The loads of a node with every variable fixed, mapped into memory as
-    /// resolve()'s second step.
+    /// resolve()'s second step, remembered between instances.
     const Expr *mapped(const Expr *Root) {
-      std::vector<const Expr *> Work = {Root};
-      while (!Work.empty()) {
-        const Expr *N = Work.back();
-        if (Mapped.count(N)) {
-          Work.pop_back();
-          continue;
-        }
-        bool Ready = true;
-        for (const Expr *O : N->operands())
-          if (!Mapped.count(O)) {
-            Work.push_back(O);
-            Ready = false;
-          }
-        if (!Ready)
-          continue;
-        Work.pop_back();
-        std::vector<const Expr *> Ops;
-        bool Same = true;
-        for (const Expr *O : N->operands()) {
-          Ops.push_back(Mapped.at(O));
-          Same &= Ops.back() == O;
-        }
-        const Expr *R = Check.loaded(N, Ops, Pointers, From, Bad);
-        if (!R)
-          R = Same ? N : C.withOperands(N, Ops);
-        Mapped.emplace(N, R);
-      }
-      return Mapped.at(Root);
+      return rewrite(
+          C, Root,
+          [&](const Expr *N, const std::vector<const Expr *> &Ops) {
+            return Check.loaded(N, Ops, Pointers, From, Bad);
+          },
+          &Mapped);
     }
 
     FxToTtirCheck &Check;

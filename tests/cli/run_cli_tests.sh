@@ -167,6 +167,9 @@ m["steps"].append(again)
 json.dump(m, open(sys.argv[1], "w"))
 PY
 expect 3 "runs .* at 2 launches that differ" -- "$stagecheck" check --from ttir --to ttir --launch "$tmp/clamp_twice" "$tmp/clamp_twice/${ct#"$c"/}" "$tmp/clamp.ttir"
+expect 3 "$tmp/no_bundle: not a bundle directory" -- "$stagecheck" check --from ttir --to ttir --launch "$tmp/no_bundle" "$ct" "$tmp/clamp.ttir"
+mkdir -p "$tmp/broken_bundle" && printf '{"schema' >"$tmp/broken_bundle/manifest.json"
+expect 3 "broken_bundle/manifest.json:1:8: malformed JSON" -- "$stagecheck" check --from ttir --to ttir --launch "$tmp/broken_bundle" "$ct" "$tmp/clamp.ttir"
 expect 3 "launch is for the files of a bundle" -- "$stagecheck" check --launch "$c" "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 
 # libdevice bodies with one polynomial step's __CUDA_FTZ choice turned
