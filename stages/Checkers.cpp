@@ -218,13 +218,13 @@ void registerBuiltinCheckers() {
     return;
   Done = true;
   registerFxToTtirChecker(liftTtirForLaunch);
-  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-10");
+  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-11");
   registerChecker(
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
-      "ttgir-llir-15");
-  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-10");
+      "ttgir-llir-16");
+  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-11");
 }
 
 } // namespace stagecheck::stages

@@ -371,6 +371,33 @@ private:
     return true;
   }
 
+  /// Whether Violation is proved never to hold through its Shape
+  /// (elementShape), asked with the query's own limit until two such shapes
+  /// have failed with none proved. A shape not proved is left to the
+  /// element's own query.
+  bool provedWholeByShape(const std::string &Name, const Expr *Violation,
+                          const Expr *Shape) {
+    if (Shape == Violation)
+      return false; // nothing varies: the element's own query is the shape
+    if (UnprovedShapes.count(Shape) ||
+        (WholeShapesProved == 0 && WholeShapesUnproved >= 2))
+      return false;
+    smt::QueryResult R =
+        smt::solve({Name, Shape, {}, Options.Arithmetic}, Options.Solver);
+    if (R.Kind != smt::Outcome::Proved) {
+      UnprovedShapes.insert(Shape);
+      ++WholeShapesUnproved;
+      return false;
+    }
+    ProvedShapes.insert(Shape);
+    ++WholeShapesProved;
+    Result.Queries.push_back({Name, smt::Outcome::Proved,
+                              "for any element computed alike", R.Seconds,
+                              R.DumpedTo});
+    return true;
+  }
+  unsigned WholeShapesProved = 0, WholeShapesUnproved = 0;
+
   std::vector<FalsifyOptions::IndexHint> hints(const BufferQuery *Where) {
     return Where ? Where->Hints : std::vector<FalsifyOptions::IndexHint>{};
   }
@@ -383,6 +410,13 @@ private:
   bool check(const std::string &Name, const Expr *Violation,
              const BufferQuery *Where, const Expr *Precondition = nullptr,
              const std::vector<ImpliedQuery> &AtThePlaces = {}) {
+    // An element computed like one proved before is settled by its proof.
+    const Expr *Shape = Precondition ? elementShape(Violation) : nullptr;
+    if (Shape && Shape != Violation && ProvedShapes.count(Shape)) {
+      Result.Queries.push_back({Name, smt::Outcome::Proved,
+                                "the shape of an earlier element", 0.0, ""});
+      return true;
+    }
     // Bit-exact queries first meet random testing: a failing input found
     // that way is already a concrete, interpreter-checked counterexample.
     // (Over the reals the interpreter's IEEE answer would not count.)
@@ -437,6 +471,10 @@ private:
     if (std::optional<bool> Decided =
             decidedAtThePlaces(Name, Violation, AtThePlaces, Where))
       return *Decided;
+    // A value query whose elements are computed alike (an inlined libdevice
+    // body per element) is asked through its shape: one proof for all.
+    if (Shape && provedWholeByShape(Name, Violation, Shape))
+      return true;
     smt::Query Q{Name, Violation, {}, Options.Arithmetic};
     smt::QueryResult R = smt::solve(Q, Options.Solver);
     Result.Queries.push_back({Name, R.Kind, R.Reason, R.Seconds, R.DumpedTo});
