@@ -218,13 +218,13 @@ void registerBuiltinCheckers() {
     return;
   Done = true;
   registerFxToTtirChecker(liftTtirForLaunch);
-  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-11");
+  registerChecker({Stage::TTIR, Stage::TTGIR}, ttirToTtgir, "ttir-ttgir-12");
   registerChecker(
       {Stage::TTGIR, Stage::LLIR},
       [](ir::Context &C, const bundle::Manifest &M, const bundle::Launch *L,
          const CheckOptions &O) { return checkTtgirToLlir(C, M, *L, O); },
-      "ttgir-llir-16");
-  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-11");
+      "ttgir-llir-17");
+  registerChecker({Stage::LLIR, Stage::PTX}, llirToPtx, "llir-ptx-12");
 }
 
 } // namespace stagecheck::stages

@@ -34,6 +34,29 @@ bool operandsOrderedById(Op O) { return isCommutative(O) || O == Op::Fma; }
 
 using Pair = std::pair<const Expr *, const Expr *>;
 
+/// How alike A and B look from their roots down to Depth levels: each pair
+/// met in step with one operation and type counts one, a shared node all
+/// it could.
+unsigned likeness(const Expr *A, const Expr *B, unsigned Depth) {
+  if (A == B)
+    return 1u << (2 * Depth);
+  if (Depth == 0 || A->op() != B->op() || A->type() != B->type() ||
+      A->numOperands() != B->numOperands())
+    return 0;
+  unsigned Score = 1;
+  for (size_t K = 0; K < A->numOperands(); ++K)
+    Score += likeness(A->operand(K), B->operand(K), Depth - 1);
+  return Score;
+}
+
+/// Whether A0 looks more like B1 and A1 like B0 than straight across.
+bool crossedLooksAlike(const Expr *A0, const Expr *A1, const Expr *B0,
+                       const Expr *B1) {
+  constexpr unsigned Depth = 4;
+  return likeness(A0, B1, Depth) + likeness(A1, B0, Depth) >
+         likeness(A0, B0, Depth) + likeness(A1, B1, Depth);
+}
+
 /// The walk from (A, B): the places, and for each pair entered the pairs
 /// that entered it (its parents), which the climb below goes up by.
 struct Walk {
@@ -75,11 +98,14 @@ std::optional<Walk> walk(Context &C, const Expr *A, const Expr *B,
     }
     // The factory orders a commutative pair by node id, so a changed
     // operand may sit on the other side: pair what is shared first.
-    bool Crossed = operandsOrderedById(X->op()) &&
-                   (X->operand(0) == Y->operand(1) ||
-                    X->operand(1) == Y->operand(0)) &&
-                   X->operand(0) != Y->operand(0) &&
-                   X->operand(1) != Y->operand(1);
+    // With nothing shared, the operands that look more alike are paired
+    // (two sums of one log1p and one expm1 body, met in other orders).
+    bool Crossed =
+        operandsOrderedById(X->op()) && X->operand(0) != Y->operand(0) &&
+        X->operand(1) != Y->operand(1) &&
+        (X->operand(0) == Y->operand(1) || X->operand(1) == Y->operand(0) ||
+         crossedLooksAlike(X->operand(0), X->operand(1), Y->operand(0),
+                           Y->operand(1)));
     for (size_t K = 0; K < X->numOperands(); ++K) {
       Pair Child = {X->operand(K), Y->operand(Crossed && K < 2 ? 1 - K : K)};
       if (Child.first != Child.second)
@@ -136,6 +162,29 @@ differingSubterms(Context &C, const Expr *A, const Expr *B, size_t Limit) {
   if (!W)
     return std::nullopt;
   return W->Places;
+}
+
+std::optional<std::vector<std::vector<std::pair<const Expr *, const Expr *>>>>
+differingPlacesAndAbove(Context &C, const Expr *A, const Expr *B, size_t Above,
+                        size_t Limit) {
+  std::optional<Walk> W = walk(C, A, B, Limit);
+  if (!W)
+    return std::nullopt;
+  std::vector<std::vector<Pair>> Out;
+  for (const Pair &Place : W->Places) {
+    std::vector<Pair> Chain = {Place};
+    while (Chain.size() <= Above) {
+      auto It = W->Parents.find(Chain.back());
+      if (It == W->Parents.end() || It->second.empty())
+        break;
+      const Pair &Parent = It->second.front();
+      if (Parent.first == A && Parent.second == B)
+        break;
+      Chain.push_back(Parent);
+    }
+    Out.push_back(std::move(Chain));
+  }
+  return Out;
 }
 
 const Expr *someSubtermDiffers(Context &C, const Expr *A, const Expr *B,

@@ -33,6 +33,13 @@ std::optional<std::vector<std::pair<const ir::Expr *, const ir::Expr *>>>
 differingSubterms(ir::Context &C, const ir::Expr *A, const ir::Expr *B,
                   size_t Limit = 8);
 
+/// The places of differingSubterms(A, B), each followed by the pairs the
+/// walk entered above it, nearest first, up to Above of them (by the first
+/// pair that entered each; the roots excluded); nullopt as there.
+std::optional<std::vector<std::vector<std::pair<const ir::Expr *, const ir::Expr *>>>>
+differingPlacesAndAbove(ir::Context &C, const ir::Expr *A, const ir::Expr *B,
+                        size_t Above, size_t Limit = 8);
+
 /// i1: some place of differingSubterms(A, B) holds different data (bit for
 /// bit); null when there is no such list. Implied by A and B differing.
 const ir::Expr *someSubtermDiffers(ir::Context &C, const ir::Expr *A,

@@ -2,6 +2,7 @@
 
 #include "stages/DifferingSubterms.h"
 #include "stages/Falsify.h"
+#include "stages/SelectArms.h"
 #include "stages/ZeroSign.h"
 
 #include <algorithm>
@@ -892,7 +893,8 @@ private:
     return falsify(Violation, F);
   }
 
-  static constexpr unsigned PlacesTimeoutMs = 4000, LevelTimeoutMs = 16000;
+  static constexpr unsigned PlacesTimeoutMs = 4000, LevelTimeoutMs = 16000,
+                            PlaceMergeTimeoutMs = 1000;
 
   /// The atoms a conjunction fixes: each conjunct true, the operand of a
   /// negated one false. A value query is asked where the write matters, so
@@ -954,6 +956,10 @@ private:
       return differs(C, S, T, Options.Arithmetic);
     S = settleZeroSignChoices(C, S);
     T = settleZeroSignChoices(C, T);
+    Merged = {};
+    T = mergedAtThePlaces(S, T);
+    if (S == T)
+      return C.falseExpr();
     const Expr *D = differs(C, S, T, Options.Arithmetic);
     std::vector<const Expr *> Up = differingLevels(C, S, T);
     if (!Up.empty()) {
@@ -962,6 +968,172 @@ private:
         *Levels = std::move(Up);
     }
     return D;
+  }
+
+  /// T with each place where it parts from S (DifferingSubterms.h) that
+  /// is proved the same datum as S's side for every input replaced by it,
+  /// or else the nearest pair above it that is, again while places merge.
+  /// The rewrites an optimizer makes inside an inlined body (a select of
+  /// booleans for an `or`, a test folded to a constant from a range it
+  /// knows, a branch it drops where an outer test decides) are each a
+  /// small query; what is left is where the two really part. Each pair is
+  /// asked through its shape, so elements computed alike ask it once.
+  const Expr *mergedAtThePlaces(const Expr *S, const Expr *T) {
+    constexpr size_t MaxPlaces = 64, Above = 8;
+    constexpr unsigned Rounds = 4;
+    for (unsigned Round = 0; Round < Rounds && S != T; ++Round) {
+      auto Places = differingPlacesAndAbove(C, S, T, Above, MaxPlaces);
+      if (!Places)
+        return T;
+      // Pairs the select rewrite settles cost nothing; then the solver.
+      std::unordered_map<const Expr *, const Expr *> Merge;
+      for (bool AskSolver : {false, true})
+        for (const auto &Chain : *Places) {
+          if (Merge.count(Chain.front().second))
+            continue;
+          for (const auto &[X, Y] : Chain)
+            if (AskSolver ? provedSameDatum(X, Y) : sameUnderArms(X, Y)) {
+              Merge[Chain.front().second] = Chain.front().second;
+              Merge[Y] = X;
+              ++(AskSolver ? (FromEarlierShape ? Merged.ByEarlierShape
+                                               : Merged.ByQuery)
+                           : Merged.ByArms);
+              break;
+            }
+        }
+      for (auto It = Merge.begin(); It != Merge.end();)
+        It = It->first == It->second ? Merge.erase(It) : std::next(It);
+      if (Merge.empty())
+        return T;
+      T = substitute(C, T, Merge);
+    }
+    return T;
+  }
+
+  /// Whether X and Y are proved the same datum for every input, through
+  /// their shape: first with the float values both compute cut to free
+  /// values (a branch an outer test decides, above a polynomial both
+  /// share, costs a few compares), then whole. Within a budget of solver
+  /// time shared by the check.
+  bool provedSameDatum(const Expr *X, const Expr *Y) {
+    if (X->type() != Y->type() ||
+        !(X->type().isFloat() || X->type().isInt() || X->type().isBool()))
+      return false;
+    auto [CutX, CutY] = sharedFloatsCut(X, Y);
+    if (CutX != X || CutY != Y)
+      if (provedNeverHolds(elementShape(differs(C, CutX, CutY, Options.Arithmetic))))
+        return true;
+    return provedNeverHolds(elementShape(differs(C, X, Y, Options.Arithmetic)));
+  }
+
+  /// Whether X and Y, with the floats both compute cut to free values,
+  /// are one node once each select's arms are read under its condition
+  /// (SelectArms.h): the same datum for every input, with no query.
+  bool sameUnderArms(const Expr *X, const Expr *Y) {
+    if (X->type() != Y->type())
+      return false;
+    auto [CutX, CutY] = sharedFloatsCut(X, Y);
+    return withArmsUnderTheirConditions(C, CutX) ==
+           withArmsUnderTheirConditions(C, CutY);
+  }
+
+  /// Whether Shape never holds: known from an earlier element, shown to
+  /// hold by a few random inputs (most pairs asked are not equal alone),
+  /// or asked of the solver briefly.
+  bool provedNeverHolds(const Expr *Shape) {
+    FromEarlierShape = true;
+    if (auto Known = PlaceShapes.find(Shape); Known != PlaceShapes.end())
+      return Known->second;
+    FromEarlierShape = false;
+    constexpr double BudgetSeconds = 10;
+    if (PlaceSeconds >= BudgetSeconds)
+      return false;
+    FalsifyOptions Sample;
+    Sample.Trials = 32;
+    Sample.Deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    if (falsify(Shape, Sample)) {
+      PlaceShapes.emplace(Shape, false);
+      return false;
+    }
+    smt::SolverOptions Quick = Options.Solver;
+    Quick.TimeoutMs = std::min(Quick.TimeoutMs, PlaceMergeTimeoutMs);
+    smt::QueryResult R = smt::solve(
+        {"a place where the values part", Shape, {}, Options.Arithmetic},
+        Quick);
+    PlaceSeconds += R.Seconds;
+    bool Proved = R.Kind == smt::Outcome::Proved;
+    PlaceShapes.emplace(Shape, Proved);
+    return Proved;
+  }
+
+  /// X and Y with each largest float node both reach (not a constant) cut
+  /// to a free value, one per node: equal for all cut values is equal.
+  std::pair<const Expr *, const Expr *> sharedFloatsCut(const Expr *X,
+                                                        const Expr *Y) {
+    const Expr *RootsX[] = {X}, *RootsY[] = {Y};
+    std::unordered_set<const Expr *> InX;
+    for (const Expr *N : postOrder(RootsX))
+      InX.insert(N);
+    std::unordered_set<const Expr *> Shared;
+    for (const Expr *N : postOrder(RootsY))
+      if (InX.count(N) && N->type().isFloat() && !N->isConst())
+        Shared.insert(N);
+    std::unordered_map<const Expr *, const Expr *> Memo;
+    std::function<const Expr *(const Expr *)> Cut = [&](const Expr *N) {
+      if (auto It = Memo.find(N); It != Memo.end())
+        return It->second;
+      const Expr *R = N;
+      if (Shared.count(N)) {
+        R = C.symbol("place.cut" + std::to_string(Memo.size()), N->type(),
+                     SymbolRole::Free);
+      } else if (N->numOperands() > 0) {
+        std::vector<const Expr *> Ops;
+        for (const Expr *O : N->operands())
+          Ops.push_back(Cut(O));
+        R = C.withOperands(N, Ops);
+      }
+      Memo[N] = R;
+      return R;
+    };
+    return {Cut(X), Cut(Y)};
+  }
+  /// Places' shapes and whether each was proved never to differ.
+  std::unordered_map<const Expr *, bool> PlaceShapes;
+  double PlaceSeconds = 0;
+  /// Whether provedNeverHolds answered from an earlier shape.
+  bool FromEarlierShape = false;
+
+  /// How the last valuesDiffer merged the places where the values part.
+  struct PlaceMerges {
+    unsigned ByQuery = 0, ByEarlierShape = 0, ByArms = 0;
+    /// What a proof of the values owes to them, for its report; "" if none.
+    std::string note() const {
+      unsigned All = ByQuery + ByEarlierShape + ByArms;
+      if (All == 0)
+        return "";
+      std::string Out;
+      auto Add = [&](unsigned N, const char *How) {
+        if (N != 0)
+          Out += (Out.empty() ? "" : ", ") + std::to_string(N) + How;
+      };
+      Add(ByQuery, " proved equal for any element computed alike");
+      Add(ByEarlierShape, " equal as the shape of an earlier element");
+      Add(ByArms, " one node once each select's arms are read under its "
+                  "condition");
+      return "where the two values part (" + std::to_string(All) +
+             (All == 1 ? " place): " : " places): ") + Out;
+    }
+  } Merged;
+
+  /// Adds to a proof of values the merges it owes something to.
+  void noteMerges() {
+    std::string Note = Merged.note();
+    if (Note.empty() || Result.Queries.empty() ||
+        Result.Queries.back().Outcome != smt::Outcome::Proved)
+      return;
+    std::string &Reason = Result.Queries.back().Reason;
+    Reason = Reason.empty() ? Note : Reason + "; " + Note;
   }
 
   bool comparePairwise(const Buffer &B, const std::vector<const Write *> &S,
@@ -994,6 +1166,8 @@ private:
                 &Q) &&
           check(Name + ": values", C.andOf(Matters, Mismatch), &Q, Matters,
                 whereTheyPart(Matters, DefinedT, Levels));
+      if (Ok)
+        noteMerges();
       if (!Ok && !deferUnknown())
         return false;
     }
@@ -1063,8 +1237,11 @@ private:
          "near a model with each value written one unknown", PlacesTimeoutMs}};
     for (ImpliedQuery &L : whereTheyPart(Matters, FT.Defined, Levels))
       Implied.push_back(std::move(L));
-    return check("values written to " + B.Name, C.andOf(Matters, Mismatch), &Q,
-                 nullptr, Implied);
+    bool Ok = check("values written to " + B.Name, C.andOf(Matters, Mismatch),
+                    &Q, nullptr, Implied);
+    if (Ok)
+      noteMerges();
+    return Ok;
   }
 
   /// i1: the final contents differ (or the target's is poison) with each

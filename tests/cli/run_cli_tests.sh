@@ -143,16 +143,27 @@ expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to llir 
 d=$(dirname "$0")/../../bench/heldout2/inductor_sum_dim0/kernels/triton_red_fused_sum_0/triton_red_fused_sum_0
 expect 0 "proved within the bound: .*program offsets within i32: pid.x [*] 2 [+] 1 < 2.31" -- "$stagecheck" check --from ttgir --to llir "$d.ttgir" "$d.llir"
 
-# ELU's 128 stores each compute an inlined expm1f, one element per thread:
-# one proof of the value query's shape settles every element (each asked
-# alone, the second reached the query limit). A changed coefficient of the
-# polynomial is still a counterexample.
+# ELU's 128 stores each compute an inlined expm1f, one element per thread.
+# The optimized body computes 2^127 where its overflow test `j == 128`
+# picks 2^(j-1): equal only under that test, which reading each select's
+# arms under its condition shows with no query (each value asked whole,
+# the second element reached the query limit). A changed coefficient of
+# the polynomial is still a counterexample.
 d=$(dirname "$0")/../../bench/heldout2/inductor_elu/kernels/triton_poi_fused_elu_0/triton_poi_fused_elu_0
 lib=$(dirname "$0")/../stages/ttgir_to_llir/libdevice/triton-3.6.0-libdevice.10.bc
 expect 0 "proved within the bound" -- "$stagecheck" check --from ttgir --to llir --libdevice "$lib" "$d.ttgir" "$d.llir"
-also "store 128 of 128 to arg1: values *proved .*the shape of an earlier element" "ELU's last store settled by the first one's shape"
+also "store 128 of 128 to arg1: values *proved .*where the two values part (5 places): 5 one node once each select's arms are read under its condition" "ELU's values equal once the selects' arms are read under their conditions"
 sed 's/float 0x3F812ACC60000000) #4/float 0x3F912ACC60000000) #4/' "$d.llir" >"$tmp/elu.llir"
 expect 1 "the LLVM IR first differs from the TTGIR at call @llvm.nvvm.fma.rn.f" -- "$stagecheck" check --from ttgir --to llir --libdevice "$lib" "$d.ttgir" "$tmp/elu.llir"
+
+# log1p(|x|) + expm1(x / 2): the optimized bodies differ from libdevice's
+# in places each equal alone (a test folded from |x| >= 0, a select of
+# booleans for an or) or under a select's condition.
+d=$(ls "$(dirname "$0")"/../../bench/heldout/inductor_log1p_expm1/kernels/*/*.ttgir)
+d=${d%.ttgir}
+expect 0 "proved within the bound" -- "$stagecheck" check --from ttgir --to llir --libdevice "$lib" "$d.ttgir" "$d.llir"
+also "store 1 of 256 to arg1: values *proved .*where the two values part (7 places): .*proved equal for any element computed alike" "log1p/expm1's first values equal place by place"
+also "store 256 of 256 to arg1: values *proved .*equal as the shape of an earlier element" "log1p/expm1's last values equal as the first one's places"
 
 # --launch: only the bundle's launch. inductor_clamp's mask `x < 1024` made
 # `x <= 1024` differs only for a program its grid of 8 x 128 never runs.

@@ -219,4 +219,30 @@ TEST(DifferingSubterms, NothingWhenTheRootsDifferOrThereAreTooMany) {
   EXPECT_TRUE(differingSubterms(C, L, R, 9));
 }
 
+// A sum of two different computations, met in the other order on one
+// side (so the factory put them the other way round): each is paired with
+// the one it looks like, not with the one in the same slot.
+TEST(DifferingSubterms, OperandsSharingNothingArePairedByLikeness) {
+  Context C;
+  Type T = Type::i(5);
+  const Expr *X = C.symbol("x", T), *Y = C.symbol("y", T);
+  auto K = [&](int64_t V) { return C.intConst(T, V); };
+  const Expr *Product = C.mul(C.add(X, K(1)), X);
+  const Expr *Difference = C.sub(C.mul(Y, K(3)), K(1));
+  const Expr *Source = C.binary(Op::Xor, Product, Difference);
+  const Expr *OtherDifference = C.sub(C.mul(Y, K(5)), K(1));
+  const Expr *OtherProduct = C.mul(C.add(X, K(2)), X);
+  const Expr *Target = C.binary(Op::Xor, OtherProduct, OtherDifference);
+  ASSERT_EQ(Source->operand(0), Product);
+  ASSERT_EQ(Target->operand(0), OtherDifference); // the other slot
+  auto Places = differingSubterms(C, Source, Target);
+  ASSERT_TRUE(Places);
+  ASSERT_EQ(Places->size(), 2u);
+  for (const auto &[A, B] : *Places)
+    EXPECT_EQ(A->op(), B->op()) << printExpr(A) << "\nagainst\n" << printExpr(B);
+  const Expr *Somewhere = someSubtermDiffers(C, Source, Target);
+  ASSERT_NE(Somewhere, nullptr);
+  EXPECT_GT(differingInputs(Source, Target, Somewhere, everyXAndY(T)), 0u);
+}
+
 } // namespace

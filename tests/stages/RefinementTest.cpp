@@ -195,4 +195,20 @@ TEST(Refinement, ElementsComputedAlikeShareOneProof) {
   EXPECT_EQ(Shared, 3u);
 }
 
+TEST(Refinement, WholeValuesComputedAlikeShareOneProof) {
+  // x * 2 against x + x: no place where the two part below the root, so
+  // the whole value query is asked, through its shape, once for all four.
+  fs::path Dir = STAGECHECK_TEST_DIR "/stages/sir";
+  stages::PairResult R = check(Dir / "doubled_by_sum.src.sir",
+                               Dir / "doubled_by_sum.tgt.sir", smt::Mode::IEEE);
+  ASSERT_EQ(R.Kind, stages::Verdict::Proved) << R.Reason;
+  unsigned Shared = 0, General = 0;
+  for (const stages::QueryReport &Q : R.Queries) {
+    Shared += Q.Reason == "the shape of an earlier element";
+    General += Q.Reason == "for any element computed alike";
+  }
+  EXPECT_EQ(General, 1u);
+  EXPECT_EQ(Shared, 3u);
+}
+
 } // namespace
