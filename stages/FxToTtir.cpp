@@ -140,10 +140,12 @@ const Expr *rewrite(Context &C, const Expr *Root, const Hook &H,
       Work.pop_back();
       continue;
     }
+    // Operands pushed last to first, so that they are rebuilt first to
+    // last: a hook that names what it makes names it in the order met.
     bool Ready = true;
-    for (const Expr *O : E->operands())
-      if (!Memo.count(O)) {
-        Work.push_back(O);
+    for (size_t K = E->numOperands(); K-- > 0;)
+      if (!Memo.count(E->operand(K))) {
+        Work.push_back(E->operand(K));
         Ready = false;
       }
     if (!Ready)

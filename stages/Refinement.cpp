@@ -88,6 +88,41 @@ FinalContent finalContent(Context &C, const std::vector<Write> &Writes,
   return F;
 }
 
+/// Rebuilds expressions with each node Cut selects replaced by a free
+/// value, one per node, numbered in the order met: two expressions built
+/// alike give one node, and an expression that never holds for any values
+/// of the cut nodes never holds for theirs.
+class FreeValueCutter {
+public:
+  FreeValueCutter(Context &C, std::string Prefix,
+                  std::function<bool(const Expr *)> Cut)
+      : C(C), Prefix(std::move(Prefix)), Cut(std::move(Cut)) {}
+
+  const Expr *operator()(const Expr *N) {
+    if (auto It = Memo.find(N); It != Memo.end())
+      return It->second;
+    const Expr *R = N;
+    if (Cut(N)) {
+      R = C.symbol(Prefix + std::to_string(++Cuts), N->type(),
+                   SymbolRole::Free);
+    } else if (N->numOperands() > 0) {
+      std::vector<const Expr *> Ops;
+      for (const Expr *O : N->operands())
+        Ops.push_back((*this)(O));
+      R = C.withOperands(N, Ops);
+    }
+    Memo[N] = R;
+    return R;
+  }
+
+private:
+  Context &C;
+  std::string Prefix;
+  std::function<bool(const Expr *)> Cut;
+  std::unordered_map<const Expr *, const Expr *> Memo;
+  unsigned Cuts = 0;
+};
+
 /// i1: the two values are different data in this mode.
 const Expr *differs(Context &C, const Expr *A, const Expr *B, smt::Mode M) {
   Type T = A->type();
@@ -315,7 +350,6 @@ private:
   /// holds when its shape never holds, since each cut value may be any.
   const Expr *elementShape(const Expr *Q) {
     std::unordered_map<const Expr *, bool> OfSymbols;
-    std::unordered_map<const Expr *, const Expr *> Cut, Memo;
     const Expr *Roots[] = {Q};
     for (const Expr *N : postOrder(Roots)) {
       bool Leaf = N->op() == Op::Symbol || N->isConst();
@@ -325,29 +359,9 @@ private:
         Plain = Plain && OfSymbols.at(O);
       OfSymbols[N] = Plain && (N->type().isInt() || N->type().isBool());
     }
-    std::function<const Expr *(const Expr *)> Shape = [&](const Expr *N) {
-      if (auto It = Memo.find(N); It != Memo.end())
-        return It->second;
-      const Expr *R;
-      if (N->isConst()) {
-        R = N;
-      } else if (N->op() == Op::Read || OfSymbols.at(N)) {
-        auto [It, New] = Cut.try_emplace(N, nullptr);
-        if (New)
-          It->second = C.symbol("element.cut" + std::to_string(Cut.size()),
-                                N->type(), SymbolRole::Free);
-        R = It->second;
-      } else if (N->numOperands() == 0) {
-        R = N;
-      } else {
-        std::vector<const Expr *> Ops;
-        for (const Expr *O : N->operands())
-          Ops.push_back(Shape(O));
-        R = C.withOperands(N, Ops);
-      }
-      Memo[N] = R;
-      return R;
-    };
+    FreeValueCutter Shape(C, "element.cut", [&](const Expr *N) {
+      return !N->isConst() && (N->op() == Op::Read || OfSymbols.at(N));
+    });
     return Shape(Q);
   }
 
@@ -1079,23 +1093,8 @@ private:
     for (const Expr *N : postOrder(RootsY))
       if (InX.count(N) && N->type().isFloat() && !N->isConst())
         Shared.insert(N);
-    std::unordered_map<const Expr *, const Expr *> Memo;
-    std::function<const Expr *(const Expr *)> Cut = [&](const Expr *N) {
-      if (auto It = Memo.find(N); It != Memo.end())
-        return It->second;
-      const Expr *R = N;
-      if (Shared.count(N)) {
-        R = C.symbol("place.cut" + std::to_string(Memo.size()), N->type(),
-                     SymbolRole::Free);
-      } else if (N->numOperands() > 0) {
-        std::vector<const Expr *> Ops;
-        for (const Expr *O : N->operands())
-          Ops.push_back(Cut(O));
-        R = C.withOperands(N, Ops);
-      }
-      Memo[N] = R;
-      return R;
-    };
+    FreeValueCutter Cut(C, "place.cut",
+                        [&](const Expr *N) { return Shared.count(N) > 0; });
     return {Cut(X), Cut(Y)};
   }
   /// Places' shapes and whether each was proved never to differ.
