@@ -964,13 +964,13 @@ private:
                            std::vector<const Expr *> *Levels = nullptr) {
     if (Levels)
       Levels->clear();
+    Merged = {};
     if (S == T)
       return C.falseExpr(); // one node: the same data for every input
     if (Options.Arithmetic != smt::Mode::IEEE)
       return differs(C, S, T, Options.Arithmetic);
     S = settleZeroSignChoices(C, S);
     T = settleZeroSignChoices(C, T);
-    Merged = {};
     T = mergedAtThePlaces(S, T);
     if (S == T)
       return C.falseExpr();

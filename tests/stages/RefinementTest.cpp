@@ -195,6 +195,47 @@ TEST(Refinement, ElementsComputedAlikeShareOneProof) {
   EXPECT_EQ(Shared, 3u);
 }
 
+TEST(Refinement, AMergeIsReportedOnlyForTheValuesItSettled) {
+  // out[0]'s NaN test is spelled two ways (a place merged before the
+  // query); out[1] is one node on both sides: its report owes nothing to
+  // out[0]'s merge.
+  const std::string Common = "buffer x : f32 size 2\n"
+                             "buffer out : f32 size 2\n"
+                             "%a0 = read x[0:i64] : f32\n"
+                             "%a1 = read x[1:i64] : f32\n"
+                             "%s1 = fmul %a1, 2.0:f32\n";
+  const std::string Source =
+      Common + "%n0 = fcmp.uno %a0, %a0\n"
+               "%r0 = select %n0, 0.0:f32, %a0\n"
+               "write out[0:i64] = %r0\n"
+               "write out[1:i64] = %s1\n";
+  const std::string Target =
+      Common + "%b0 = bitcast %a0 to i32\n"
+               "%m0 = and %b0, 2147483647:i32\n"
+               "%n0 = icmp.ugt %m0, 2139095040:i32\n"
+               "%r0 = select %n0, 0.0:f32, %a0\n"
+               "write out[0:i64] = %r0\n"
+               "write out[1:i64] = %s1\n";
+  ir::Context C;
+  ir::Effects S = ir::parseEffects(C, Source, "source");
+  ir::Effects T = ir::parseEffects(C, Target, "target");
+  stages::CheckOptions O;
+  O.Arithmetic = smt::Mode::IEEE;
+  stages::PairResult R = stages::checkRefinement(C, S, T, O);
+  ASSERT_EQ(R.Kind, stages::Verdict::Proved) << R.Reason;
+  std::string First, Second;
+  for (const stages::QueryReport &Q : R.Queries) {
+    if (Q.Name == "store 1 of 2 to out: values")
+      First = Q.Reason;
+    if (Q.Name == "store 2 of 2 to out: values")
+      Second = Q.Reason;
+  }
+  EXPECT_NE(First.find("where the two values part (1 place)"),
+            std::string::npos) << First;
+  EXPECT_EQ(Second.find("where the two values part"), std::string::npos)
+      << Second;
+}
+
 TEST(Refinement, WholeValuesComputedAlikeShareOneProof) {
   // x * 2 against x + x: no place where the two part below the root, so
   // the whole value query is asked, through its shape, once for all four.
