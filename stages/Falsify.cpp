@@ -125,6 +125,38 @@ private:
   }
 };
 
+/// Integer symbols that reach an int -> float conversion, each paired with
+/// values just past the float's exact integers (2^(p+1) + 3, where
+/// nearest-even and toward-zero part, and + 1, a tie; negated too for a
+/// signed conversion): the only inputs where a conversion's rounding mode
+/// shows, and ones random draws never hit.
+std::vector<std::pair<const Expr *, uint64_t>>
+precisionEdges(const Expr *Violation) {
+  std::vector<std::pair<const Expr *, uint64_t>> Edges;
+  std::vector<const Expr *> Roots{Violation};
+  for (const Expr *E : postOrder(Roots)) {
+    if (E->op() != Op::SIToFP && E->op() != Op::UIToFP)
+      continue;
+    unsigned Exact = floatFormat(E->type()).MantissaBits + 1;
+    std::vector<const Expr *> Operand{E->operand(0)};
+    for (const Expr *S : postOrder(Operand)) {
+      if (S->op() != Op::Symbol || S->type().isFloat() ||
+          S->type().bits() <= Exact + 1)
+        continue;
+      for (uint64_t Past : {uint64_t(3), uint64_t(1)}) {
+        uint64_t V = (uint64_t(1) << Exact) + Past;
+        std::pair<const Expr *, uint64_t> Up{S, V}, Down{S, uint64_t(0) - V};
+        if (std::find(Edges.begin(), Edges.end(), Up) == Edges.end())
+          Edges.push_back(Up);
+        if (E->op() == Op::SIToFP &&
+            std::find(Edges.begin(), Edges.end(), Down) == Edges.end())
+          Edges.push_back(Down);
+      }
+    }
+  }
+  return Edges;
+}
+
 } // namespace
 
 std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
@@ -150,6 +182,8 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
         E->operand(0)->op() == Op::Symbol)
       ReadAsFloat.emplace(E->operand(0), E->type());
   }
+  std::vector<std::pair<const Expr *, uint64_t>> Edges =
+      precisionEdges(Violation);
   InputGenerator Gen(O.Seed);
   for (unsigned Trial = 0; Trial < O.Trials; ++Trial) {
     if (O.Deadline && std::chrono::steady_clock::now() > *O.Deadline)
@@ -183,6 +217,12 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
         Inputs.setSymbol(S->name(), B ? *B
                                       : Gen.value(S->type(),
                                                   Tame && S->type().isFloat()));
+    }
+    // One integer at a precision edge of a conversion it feeds (drawn
+    // apart from the generator, so every other trial is as before).
+    if (Trial % 16 == 11 && !Edges.empty()) {
+      const auto &[S, Bits] = Edges[(Trial / 16) % Edges.size()];
+      Inputs.setSymbol(S->name(), Value::ofBits(S->type(), Bits));
     }
     // Program ids within the grid the trial has (its own draw or the
     // base's): a program past the grid runs nothing, so wild ids waste

@@ -58,6 +58,29 @@ TEST(Falsify, ReachesAnElementThatASmallSizeStillWrites) {
   expectFalsified(Violation, O);
 }
 
+/// `cvt.rz.f32.s32` where `cvt.rn` was meant, of a size the assumptions
+/// keep within [0, 2^25]: the two agree on every integer up to 2^24, and
+/// random draws (small values, the limits, any 32 bits) almost never land
+/// in that range where they part; trials place an integer that reaches a
+/// conversion just past the float's exact range.
+TEST(Falsify, FindsWhereAnIntToFloatRoundingPartsFromNearest) {
+  Context C;
+  Type I32 = Type::i(32), F32 = Type::f32();
+  const Expr *N = C.symbol("n", I32, SymbolRole::Param);
+  auto Converted = [&](RoundingMode M) {
+    return C.cast(Op::Bitcast, C.cast(Op::SIToFP, N, F32, M), I32);
+  };
+  const Expr *Size =
+      C.andOf(C.icmp(ICmpPredicate::Sle, C.intConst(I32, 0), N),
+              C.icmp(ICmpPredicate::Sle, N, C.intConst(I32, 1 << 25)));
+  const Expr *Violation = C.andOf(
+      Size, C.icmp(ICmpPredicate::Ne, Converted(RoundingMode::NearestEven),
+                   Converted(RoundingMode::TowardZero)));
+  stages::FalsifyOptions O;
+  O.Trials = 16;
+  expectFalsified(Violation, O);
+}
+
 /// A base model meets the launch assumptions (here n = 12345, which no
 /// random draw gives) but its float scalars are whatever the solver picked:
 /// a NaN scale that every output would carry. Half of the trials from the
