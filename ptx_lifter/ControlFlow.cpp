@@ -51,20 +51,23 @@ PathMerger::PathMerger(Executor &X, const std::vector<Statement> &Body,
 
 /// A failed device assertion, as NVPTX lowers Triton's tt.assert: a block
 /// that passes the message, file, line and function to __assertfail (mov
-/// of their addresses, cvta, st.param) and traps. The thread never goes
-/// on; the LLVM IR says the same (an __assertfail call, then unreachable),
-/// and a path into it is undefined. Any other instruction before the trap,
-/// or a trap without the call, is not recognised here.
+/// of their addresses, cvta, st.param) and traps, or exits (llc lowers the
+/// `unreachable` after the call to `exit` unless told to trap; the call
+/// does not return either way). The thread never goes on; the LLVM IR says
+/// the same (an __assertfail call, then unreachable), and a path into it
+/// is undefined. Any other instruction before the trap, or a trap without
+/// the call, is not recognised here.
 std::string PathMerger::deadEndAt(size_t K) const {
   bool Asserts = false;
   for (size_t J = K + 1; J < Body.size(); ++J) {
     if (Body[J].isLabel())
       return "";
     const Instruction &I = Body[J].Inst;
-    if (I.Opcode == "trap")
-      return Asserts && I.Predicate.empty() ? "device assertion failed "
-                                              "(__assertfail, then trap)"
-                                            : "";
+    if (I.Opcode == "trap" || I.Opcode == "exit")
+      return Asserts && I.Predicate.empty()
+                 ? "device assertion failed (__assertfail, then " + I.Opcode +
+                       ")"
+                 : "";
     if (!I.Predicate.empty())
       return "";
     std::string_view Op = I.Opcode;
@@ -105,7 +108,8 @@ std::optional<size_t> PathMerger::deadEndAhead(size_t Position) const {
 void PathMerger::endInDeadEnd(size_t K, const PathState &S) {
   const Instruction *Trap = nullptr;
   for (size_t J = K + 1; J < Body.size() && !Trap; ++J)
-    if (!Body[J].isLabel() && Body[J].Inst.Opcode == "trap")
+    if (!Body[J].isLabel() &&
+        (Body[J].Inst.Opcode == "trap" || Body[J].Inst.Opcode == "exit"))
       Trap = &Body[J].Inst;
   X.model().undefined(S.Condition, DeadEnds.at(K), X.origin(*Trap));
 }

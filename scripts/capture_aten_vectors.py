@@ -427,6 +427,11 @@ def build_cases():
         t[1] = -100
         case("aten.nll_loss_forward.default", ["%a", "%t", "%w", red, -100], {}, {"a": make("f32", (6, 5), "normal"), "t": t, "w": make("f32", (5,), "positive")}, reassociates=red != 0, **N)
         case("aten.nll_loss_forward.default", ["%a", "%t", None, red, 2], {}, {"a": make("f32", (6, 5), "normal"), "t": make("i64", (6,), "index:5")}, reassociates=red != 0, **N)
+    # Embedding lookups (indices in range only: one outside asserts on the
+    # device and ends the CUDA context for every case after it).
+    case("aten.embedding.default", ["%w", "%i"], {}, {"w": make("f32", (6, 4)), "i": make("i64", (5,), "index:6")}, **N)
+    case("aten.embedding.default", ["%w", "%i", 2], {}, {"w": make("f16", (6, 3)), "i": make("i64", (2, 3), "index:6")}, **N)
+    case("aten.embedding.default", ["%w", "%i"], {}, {"w": make("f32", (4, 2), "normal"), "i": make("i32", (3, 1, 2), "index:4")}, **N)
 
 
 def lookup(overload):

@@ -550,6 +550,32 @@ OpResult atenNllLoss(const OpCall &Op) {
   return OpResult(std::vector<Tensor>{M, Total});
 }
 
+/// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+/// the row of weight each index names (the arguments after indices change
+/// only the gradient). An index outside [0, num_embeddings) is undefined:
+/// CUDA asserts and the CPU raises, negative indices included.
+OpResult atenEmbedding(const OpCall &Op) {
+  Tensor W = Op.tensor(0, "weight"), Indices = Op.tensor(1, "indices");
+  if (W.rank() != 2 || !isIntegral(Indices.dtype()))
+    Op.invalid("weight must be 2-D and indices an integer tensor");
+  int64_t Rows = W.size(0);
+  Shape Out = Indices.shape();
+  Out.push_back(W.size(1));
+  Context *CP = &Op.C;
+  OpCall Copy = Op;
+  return Tensor(W.dtype(), Out, [CP, Copy, W, Indices, Rows](const Index &I) {
+    Context &C = *CP;
+    Index Where(I.begin(), I.end() - 1);
+    const Expr *Row =
+        convert(Copy, Indices.at(Where), Indices.dtype(), DType::I64);
+    Copy.undefinedWhen(
+        C.notOf(C.andOf(C.icmp(ICmpPredicate::Sge, Row, i64(C, 0)),
+                        C.icmp(ICmpPredicate::Slt, Row, i64(C, Rows)))),
+        "embedding index out of range");
+    return W.at({Row, I.back()});
+  });
+}
+
 const OpDefinition Table[] = {
     {"aten.mm", atenMm},
     {"aten.bmm", atenMm},
@@ -562,6 +588,7 @@ const OpDefinition Table[] = {
     {"aten.smooth_l1_loss", atenSmoothLoss},
     {"aten.huber_loss", atenSmoothLoss},
     {"aten.nll_loss_forward", atenNllLoss},
+    {"aten.embedding", atenEmbedding},
 };
 
 } // namespace

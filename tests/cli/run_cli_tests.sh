@@ -269,5 +269,27 @@ sed "${first}d" "$a" >"$tmp/nofirstbarrier.llir"
 expect 1 "raced.smem@" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir" --to llir "$tmp/nofirstbarrier.llir"
 expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to llir "$a" "$tmp/nofirstbarrier.llir"
 
+# An embedding's loads read rows at addresses taken from the index tensor.
+# A row stride of 31 reads the wrong row (the input shows both rows); a
+# select turned around makes every valid index fail the kernel's device
+# assertion where the reference is defined; an assertion that lets index
+# 64 through, where the reference is undefined, still refines it.
+e=$(dirname "$0")/../corpus/inductor_embedding
+ek=kernels/triton_poi_fused_embedding_mul_0/triton_poi_fused_embedding_mul_0.ttir
+embedding_mutant() { # embedding_mutant NAME SED-SCRIPT
+  cp -r "$e" "$tmp/$1"
+  sed -i "$2" "$tmp/$1/$ek"
+  if cmp -s "$e/$ek" "$tmp/$1/$ek"; then
+    echo "FAIL: embedding mutant $1 changed nothing"; fails=$((fails + 1))
+  fi
+}
+embedding_mutant emb_stride 's/%tmp6 = arith.constant dense<32> : tensor<8x1xi64>/%tmp6 = arith.constant dense<31> : tensor<8x1xi64>/'
+expect 1 "does not compute the reference at buf0.*" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_stride"
+also "input    arg0_1\[[0-9]*\] = .* arg0_1\[[0-9]*\] = .* arg1_1\[0\] = " "the stride mutant's input names both rows"
+embedding_mutant emb_swap 's/%tmp4 = arith.select %tmp3, %tmp2, %tmp0_14/%tmp4 = arith.select %tmp3, %tmp0_14, %tmp2/'
+expect 1 "is undefined: device assertion failed: index out of bounds: 0 <= tmp4 < 64, where the reference is defined" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_swap"
+embedding_mutant emb_bound 's/%cst_0 = arith.constant dense<64>/%cst_0 = arith.constant dense<65>/'
+expect 0 "verdict: proved" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_bound"
+
 if [[ $fails -ne 0 ]]; then echo "$fails CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"

@@ -220,7 +220,8 @@ TEST(PtxFlow, BarriersNeedAUniformGuard) {
 std::string assertion(const std::string &BeforeTrap,
                       const std::string &Branch = "@%p1 bra $OK;\n"
                                                   "bra.uni $FAIL;\n",
-                      const std::string &Callee = "__assertfail") {
+                      const std::string &Callee = "__assertfail",
+                      const std::string &End = "trap") {
   return Params + "mov.u32 %r2, %tid.x;\n"
                   "setp.lt.s32 %p1, %r2, %r1;\n" +
          Branch +
@@ -240,7 +241,7 @@ std::string assertion(const std::string &BeforeTrap,
          Callee +
          ", (param0, param1);\n"
          "} // callseq 0\n" +
-         BeforeTrap + "trap;\n";
+         BeforeTrap + End + ";\n";
 }
 
 TEST(PtxFlow, AFailedAssertionIsUndefinedAndTheBarrierBehindItIsReached) {
@@ -261,6 +262,21 @@ TEST(PtxFlow, AFailedAssertionIsUndefinedAndTheBarrierBehindItIsReached) {
   EXPECT_TRUE(L.Thread.Exchanges[0].Guard->isTrue());
   ASSERT_EQ(L.Thread.Effects.Writes.size(), 1u);
   EXPECT_TRUE(L.Thread.Effects.Writes[0].Guard->isTrue());
+}
+
+// llc lowers the `unreachable` after __assertfail to `exit` (Triton's own
+// PTX traps): the same dead end.
+TEST(PtxFlow, AnAssertionThatExitsIsUndefinedToo) {
+  Context C;
+  PtxLift L = lift(C,
+                   assertion("", "@%p1 bra $OK;\nbra.uni $FAIL;\n",
+                             "__assertfail", "exit"),
+                   Type::i(32), {Type::i(32)});
+  ASSERT_EQ(L.Thread.Effects.Undefined.size(), 1u);
+  EXPECT_NE(L.Thread.Effects.Undefined[0].Reason.find("then exit"),
+            std::string::npos);
+  ASSERT_EQ(L.Thread.Exchanges.size(), 1u);
+  EXPECT_TRUE(L.Thread.Exchanges[0].Guard->isTrue());
 }
 
 TEST(PtxFlow, ABranchIntoAFailedAssertionLeavesTheOtherWayWhole) {
