@@ -77,8 +77,36 @@ TEST(Falsify, FindsWhereAnIntToFloatRoundingPartsFromNearest) {
       Size, C.icmp(ICmpPredicate::Ne, Converted(RoundingMode::NearestEven),
                    Converted(RoundingMode::TowardZero)));
   stages::FalsifyOptions O;
-  O.Trials = 16;
+  O.Trials = 32;
   expectFalsified(Violation, O);
+}
+
+/// A sum of 256 inputs folded left to right against the same sum as a
+/// pairwise tree: equal for small dyadic inputs (every partial sum exact),
+/// while wild draws put an infinity or a NaN into nearly every trial, on
+/// both sides. Ordinary inputs with full mantissas show the rounding.
+TEST(Falsify, ShowsALargeSumAssociatedOtherwise) {
+  Context C;
+  Type F = Type::f32();
+  std::vector<const Expr *> X;
+  for (int I = 0; I < 256; ++I)
+    X.push_back(C.read("x", F, C.intConst(Type::i(64), I)));
+  const Expr *Folded = X[0];
+  for (size_t I = 1; I < X.size(); ++I)
+    Folded = C.floatBinary(Op::FAdd, Folded, X[I]);
+  std::vector<const Expr *> Tree = X;
+  while (Tree.size() > 1) {
+    std::vector<const Expr *> Next;
+    for (size_t I = 0; I < Tree.size(); I += 2)
+      Next.push_back(C.floatBinary(Op::FAdd, Tree[I], Tree[I + 1]));
+    Tree = Next;
+  }
+  const Expr *Differ =
+      C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, Folded, Type::i(32)),
+             C.cast(Op::Bitcast, Tree[0], Type::i(32)));
+  stages::FalsifyOptions O;
+  O.Trials = 64;
+  expectFalsified(Differ, O);
 }
 
 /// A base model meets the launch assumptions (here n = 12345, which no
