@@ -546,12 +546,17 @@ std::vector<Val> Lifter::reduceLowered(
 // The scan order of the lowering
 //===----------------------------------------------------------------------===//
 
-// Triton's ScanOpToLLVM for an axis held by the registers and lanes of one
-// warp: each thread scans its registers in axis order (combine(acc, next));
-// the lanes' totals are scanned by shuffles up at distances 1, 2, 4, ...
-// (lane l >= d: combine(received, own)); a thread's last register is then
-// its lane's inclusive total, and each other register r of lane l > 0 is
-// combine(total of lane l - 1, its own prefix through r).
+// Triton's ScanOpToLLVM for an axis held by registers, then lanes, then
+// warps, in axis order: each thread scans its registers in axis order
+// (combine(acc, next)); the lanes' totals are scanned by shuffles up at
+// distances 1, 2, 4, ... (lane l >= d: combine(received, own)). Across
+// warps, each warp's last lane publishes its total through shared memory,
+// warp w's carry is the fold of the totals of warps 0 .. w-1 in order, and
+// a lane's inclusive total becomes combine(carry, total). A thread's last
+// register is then that inclusive total, and each other register r is
+// combine(carry in, its own prefix through r), the carry in being the
+// inclusive total of the lane before (the warp's carry for lane 0; none
+// for lane 0 of warp 0). Every combine takes the earlier elements first.
 std::vector<Val> Lifter::scanLowered(const Operation &O,
                                      const std::vector<Val> &Srcs,
                                      unsigned Axis) {
@@ -571,60 +576,85 @@ std::vector<Val> Lifter::scanLowered(const Operation &O,
   for (const auto &B : L.bases(layout::kBlock))
     if (std::any_of(B.begin(), B.end(), [](int32_t V) { return V != 0; }))
       unsupported(O, "tt.scan over several CTAs");
-  if (!Warps.Bits.empty())
-    unsupported(O, "tt.scan across warps (Triton's scan order through shared "
-                   "memory is not modelled)");
-  uint32_t Group = Regs.count(), NumLanes = Lanes.count();
-  bool InOrder = int64_t(Group) * NumLanes == First.Shape[Axis];
+  if (!Warps.Bits.empty() && Warps.Broadcast)
+    unsupported(O, "tt.scan across warps that hold copies of the same "
+                   "elements (which copy publishes a warp's total is not "
+                   "modelled)");
+  uint32_t Group = Regs.count(), NumLanes = Lanes.count(),
+           NumWarps = Warps.count();
+  bool InOrder =
+      int64_t(Group) * NumLanes * NumWarps == First.Shape[Axis];
   for (unsigned J = 0; J < Regs.Bits.size(); ++J)
     InOrder &= Regs.Steps[J] == int32_t(1u << J);
   for (unsigned J = 0; J < Lanes.Bits.size(); ++J)
     InOrder &= Lanes.Steps[J] == int32_t(Group << J);
+  for (unsigned J = 0; J < Warps.Bits.size(); ++J)
+    InOrder &= Warps.Steps[J] == int32_t((Group * NumLanes) << J);
   if (!InOrder)
-    unsupported(O, "tt.scan over a layout whose registers, then lanes, do "
-                   "not hold the axis in order (Triton's scan order for it "
-                   "is not modelled)");
+    unsupported(O, "tt.scan over a layout whose registers, then lanes, then "
+                   "warps do not hold the axis in order (Triton's scan order "
+                   "for it is not modelled)");
   noteRule("scan order", O);
 
   Type I32 = Type::i(32);
-  // Element K of every operand, as lane sub-index LaneA computed it.
-  auto Leaf = [&](int64_t K, uint32_t LaneA) {
+  // Element K of every operand, as the thread of lane and warp sub-indices
+  // LaneA and WarpA computed it.
+  auto Leaf = [&](int64_t K, uint32_t LaneA, uint32_t WarpA) {
     const Expr *Lane = C.orOf(C.andOf(LaneSym, C.intConst(I32, ~Lanes.Mask)),
                               C.intConst(I32, Lanes.spread(LaneA)));
+    const Expr *Warp = C.orOf(C.andOf(WarpSym, C.intConst(I32, ~Warps.Mask)),
+                              C.intConst(I32, Warps.spread(WarpA)));
     std::vector<Val> Out;
     for (const Val &S : Srcs) {
       Val E = substVal(S, {{Axis, C.intConst(I32, K)}});
       E.Shape.clear();
       E.Ty = S.Ty->Elem ? S.Ty->Elem : S.Ty;
-      E.E = withThread(E.E, Lane, WarpSym);
-      E.Defined = withThread(E.Defined, Lane, WarpSym);
+      E.E = withThread(E.E, Lane, Warp);
+      E.Defined = withThread(E.Defined, Lane, Warp);
       Out.push_back(E);
     }
     return Out;
   };
   using Vals = std::vector<Val>;
-  std::vector<std::vector<Vals>> Prefix(NumLanes, std::vector<Vals>(Group));
-  for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
-    for (uint32_t R = 0; R < Group; ++R) {
-      Vals X = Leaf(int64_t(Lane) * Group + R, Lane);
-      Prefix[Lane][R] = R == 0 ? X : combine(O, Prefix[Lane][R - 1], X);
+  // Per warp: each lane's register prefixes and its inclusive total within
+  // the warp.
+  std::vector<std::vector<std::vector<Vals>>> Prefix(
+      NumWarps, std::vector<std::vector<Vals>>(NumLanes, std::vector<Vals>(Group)));
+  std::vector<std::vector<Vals>> Total(NumWarps, std::vector<Vals>(NumLanes));
+  for (uint32_t W = 0; W < NumWarps; ++W) {
+    for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
+      for (uint32_t R = 0; R < Group; ++R) {
+        int64_t K = (int64_t(W) * NumLanes + Lane) * Group + R;
+        Vals X = Leaf(K, Lane, W);
+        Prefix[W][Lane][R] = R == 0 ? X : combine(O, Prefix[W][Lane][R - 1], X);
+      }
+    for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
+      Total[W][Lane] = Prefix[W][Lane][Group - 1];
+    for (uint32_t Delta = 1; Delta < NumLanes; Delta *= 2) {
+      std::vector<Vals> Next = Total[W];
+      for (uint32_t Lane = Delta; Lane < NumLanes; ++Lane)
+        Next[Lane] = combine(O, Total[W][Lane - Delta], Total[W][Lane]);
+      Total[W] = std::move(Next);
     }
-  std::vector<Vals> Total(NumLanes);
-  for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
-    Total[Lane] = Prefix[Lane][Group - 1];
-  for (uint32_t Delta = 1; Delta < NumLanes; Delta *= 2) {
-    std::vector<Vals> Next = Total;
-    for (uint32_t Lane = Delta; Lane < NumLanes; ++Lane)
-      Next[Lane] = combine(O, Total[Lane - Delta], Total[Lane]);
-    Total = std::move(Next);
   }
+  // Warp W's carry: the totals of the warps before it, folded in order;
+  // then each lane's inclusive total from the start of the axis.
+  std::vector<Vals> Carry(NumWarps);
+  for (uint32_t W = 1; W < NumWarps; ++W)
+    Carry[W] = W == 1 ? Total[0][NumLanes - 1]
+                      : combine(O, Carry[W - 1], Total[W - 1][NumLanes - 1]);
+  for (uint32_t W = 1; W < NumWarps; ++W)
+    for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
+      Total[W][Lane] = combine(O, Carry[W], Total[W][Lane]);
   auto At = [&](int64_t K) -> Vals {
-    uint32_t Lane = uint32_t(K / Group), R = uint32_t(K % Group);
+    uint32_t R = uint32_t(K % Group), Lane = uint32_t((K / Group) % NumLanes),
+             W = uint32_t(K / (int64_t(Group) * NumLanes));
     if (R == Group - 1)
-      return Total[Lane];
-    if (Lane == 0)
-      return Prefix[Lane][R];
-    return combine(O, Total[Lane - 1], Prefix[Lane][R]);
+      return Total[W][Lane];
+    if (Lane == 0 && W == 0)
+      return Prefix[W][Lane][R];
+    const Vals &In = Lane == 0 ? Carry[W] : Total[W][Lane - 1];
+    return combine(O, In, Prefix[W][Lane][R]);
   };
   int64_t Extent = First.Shape[Axis];
   std::vector<Vals> Values;

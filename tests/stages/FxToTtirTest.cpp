@@ -178,7 +178,7 @@ TEST(FxToTtir, EveryCorpusReferenceLifts) {
     }
     ++Bundles;
   }
-  EXPECT_EQ(Bundles, 32u);
+  EXPECT_EQ(Bundles, 33u);
 }
 
 } // namespace

@@ -32,9 +32,12 @@ for b in sorted(os.listdir(root)):
     if not os.path.isfile(m):
         continue
     for s in json.load(open(m))["steps"]:
-        if s.get("kind") != "launch" or s["files"]["llir"] in seen:
+        if s.get("kind") != "launch":
             continue
-        seen.add(s["files"]["llir"])
+        llir = os.path.join(root, b, s["files"]["llir"])
+        if llir in seen:
+            continue
+        seen.add(llir)
         f = {k: os.path.join(root, b, v) for k, v in s["files"].items()}
         print(b, s["kernel"], f["llir"], f["metadata"])
 PY
@@ -75,6 +78,9 @@ while read -r bundle kernel llir meta; do
   fi
 done <"$tmp/launches"
 echo "llc's PTX: $proved of $total corpus kernels proved, $fails unexpected"
+if [[ $total -eq 0 ]]; then
+  echo "FAIL: no corpus kernel found under $corpus"; fails=$((fails + 1))
+fi
 
 # Codegen cases in the manner of LLVM's NVPTX tests (llc/*.ll: arithmetic,
 # fma, cvt, setp/selp, ld/st, device functions), compiled without fp

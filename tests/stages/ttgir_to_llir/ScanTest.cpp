@@ -53,4 +53,56 @@ TEST(Scan, WithACarryAssociatedOtherwiseGivesACounterexample) {
       << R.Reason;
 }
 
+// A row of 512 held by 4 registers x 32 lanes x 4 warps
+// (inductor_cumsum_wide): each warp's last lane publishes its total through
+// shared memory, warp w's carry folds the totals of the warps before it in
+// order, and a lane's total becomes carry + total.
+struct CumsumAcrossWarps {
+  bundle::Manifest M = bundle::loadBundle(STAGECHECK_TEST_DIR
+                                          "/corpus/inductor_cumsum_wide");
+  const bundle::Launch &L = *M.launches().front();
+  std::string Llir = test::fileText(L.file("llir"));
+
+  stages::PairResult against(const std::string &Text) const {
+    return test::againstTtgir(M, L, Text, 60);
+  }
+  /// The LLVM IR with line N (1-based), which must contain Before, replaced.
+  std::string edited(size_t N, const std::string &Before,
+                     const std::string &After) const {
+    std::vector<std::string> Lines = test::linesOf(Llir);
+    EXPECT_NE(Lines.at(N - 1).find(Before), std::string::npos) << Lines[N - 1];
+    Lines[N - 1] = After;
+    return test::joined(Lines);
+  }
+};
+
+TEST(Scan, AcrossWarpsInTritonsOrderIsProved) {
+  CumsumAcrossWarps K;
+  stages::PairResult R = K.against(K.Llir);
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+}
+
+// Line 78 folds the third warp's carry as (t0 + t1) + t2; the mutant folds
+// t0 + (t1 + t2): equal over the reals, not in f32.
+TEST(Scan, AWarpCarryFoldedOtherwiseGivesACounterexample) {
+  CumsumAcrossWarps K;
+  stages::PairResult R = K.against(
+      K.edited(78, "%70 = fadd float %66, %68",
+               "  %t12 = fadd float %64, %68\n"
+               "  %70 = fadd float %63, %t12"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
+// Line 73 gives warps 2 and 3 the carry t0 + t1; the mutant gives it to
+// warp 3 only, so warp 2 adds t0 alone.
+TEST(Scan, AWarpGivenTheWrongCarryGivesACounterexample) {
+  CumsumAcrossWarps K;
+  stages::PairResult R = K.against(
+      K.edited(73, "%65 = icmp samesign ugt i32 %12, 1",
+               "  %65 = icmp samesign ugt i32 %12, 2"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
 } // namespace
