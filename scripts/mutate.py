@@ -192,7 +192,7 @@ def run(cmd, **kw):
 def bundles_under(dirs):
     found = []
     for d in dirs:
-        for root, _, files in os.walk(d):
+        for root, _, files in os.walk(d, followlinks=True):
             if "manifest.json" in files and os.path.basename(root) != "captured":
                 found.append(root)
     return sorted(found)
@@ -376,6 +376,8 @@ def main():
     known = {op.name for stage in stages for op in OPERATORS[stage]}
     if operators - known:
         ap.error(f"no operator {', '.join(sorted(operators - known))} in stages {args.stages}")
+    if not args.recheck and not bundles_under(args.dirs):
+        ap.error(f"no bundle (a directory with a manifest.json) under {', '.join(args.dirs)}")
     rng = random.Random(args.seed)
     records = []
     with tempfile.TemporaryDirectory() as tmp, \

@@ -94,6 +94,22 @@ class EndToEnd(unittest.TestCase):
         # The summary table counts them.
         self.assertIn("| llir |", r.stdout)
 
+    def test_a_directory_without_bundles_is_an_error(self):
+        # Not an empty table that reads as "nothing missed".
+        with tempfile.TemporaryDirectory() as tmp:
+            r = subprocess.run([sys.executable, os.path.join(PROJECT, "scripts/mutate.py"),
+                                "--stagecheck", STAGECHECK, tmp],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn("no bundle", r.stdout)
+
+    def test_bundles_behind_links_are_found(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.symlink(os.path.join(CORPUS, "tutorial_vector_add"),
+                       os.path.join(tmp, "linked"))
+            self.assertEqual([os.path.basename(b) for b in mutate.bundles_under([tmp])],
+                             ["linked"])
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1], verbosity=2)
