@@ -432,6 +432,12 @@ def build_cases():
     case("aten.embedding.default", ["%w", "%i"], {}, {"w": make("f32", (6, 4)), "i": make("i64", (5,), "index:6")}, **N)
     case("aten.embedding.default", ["%w", "%i", 2], {}, {"w": make("f16", (6, 3)), "i": make("i64", (2, 3), "index:6")}, **N)
     case("aten.embedding.default", ["%w", "%i"], {}, {"w": make("f32", (4, 2), "normal"), "i": make("i32", (3, 1, 2), "index:4")}, **N)
+    # Reversals (appended here so that every case above keeps its inputs).
+    S = dict(family="shape")
+    case("aten.flip.default", ["%a", [1]], {}, {"a": make("f32", (3, 4))}, **S)
+    case("aten.flip.default", ["%a", [0, -1]], {}, {"a": make("i32", (2, 3, 2))}, **S)
+    case("prims.rev.default", ["%a", [1]], {}, {"a": make("f32", (2, 5), "normal")}, **S)
+    case("prims.rev.default", ["%a", [0, 2]], {}, {"a": make("f16", (2, 2, 3))}, **S)
 
 
 def lookup(overload):

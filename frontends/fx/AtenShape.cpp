@@ -264,6 +264,27 @@ OpResult atenSelect(const OpCall &Op) {
   return selected(Op, X, Dim, At < 0 ? At + X.size(Dim) : At);
 }
 
+/// flip(self, dims) and prims.rev(a, dims): each named dimension read from
+/// its end (a dimension named twice is an error, as in torch).
+OpResult atenFlip(const OpCall &Op) {
+  Tensor X = Op.tensor(0, "self");
+  std::vector<bool> Reversed(X.rank(), false);
+  for (int64_t D : Op.integers(1, "dims")) {
+    size_t Dim = wrapDim(Op, D, X.rank());
+    if (Reversed[Dim])
+      Op.invalid("dimension " + std::to_string(D) + " named twice");
+    Reversed[Dim] = true;
+  }
+  Context *C = &Op.C;
+  return Tensor(X.dtype(), X.shape(), [C, X, Reversed](const Index &I) {
+    Index J = I;
+    for (size_t D = 0; D < J.size(); ++D)
+      if (Reversed[D])
+        J[D] = C->sub(i64(*C, X.size(D) - 1), I[D]);
+    return X.at(J);
+  });
+}
+
 /// Concatenation along Dim of tensors of one rank; each piece converted to
 /// the promoted dtype.
 Tensor concatenated(const OpCall &Op, std::vector<Tensor> Pieces, size_t Dim) {
@@ -457,6 +478,8 @@ const OpDefinition Table[] = {
     {"aten.slice", atenSlice},
     {"aten.narrow", atenNarrow},
     {"aten.select", atenSelect},
+    {"aten.flip", atenFlip},
+    {"prims.rev", atenFlip},
     {"aten.cat", atenCat},
     {"aten.stack", atenStack},
     {"aten.split", atenSplit},
