@@ -14,19 +14,32 @@ using namespace stagecheck;
 
 namespace {
 
-struct Cumsum {
-  bundle::Manifest M = bundle::loadBundle(STAGECHECK_TEST_DIR
-                                          "/corpus/inductor_cumsum");
-  const bundle::Launch &L = *M.launches().front();
-  std::string Llir = test::fileText(L.file("llir"));
+/// A corpus bundle's one scan kernel and its LLVM IR, checked against its
+/// TTGIR as given or edited.
+struct ScanKernel {
+  explicit ScanKernel(const std::string &Bundle)
+      : M(bundle::loadBundle(STAGECHECK_TEST_DIR "/corpus/" + Bundle)),
+        L(*M.launches().front()), Llir(test::fileText(L.file("llir"))) {}
+
+  bundle::Manifest M;
+  const bundle::Launch &L;
+  std::string Llir;
 
   stages::PairResult against(const std::string &Text) const {
     return test::againstTtgir(M, L, Text, 60);
   }
+  /// The LLVM IR with line N (1-based), which must contain Before, replaced.
+  std::string edited(size_t N, const std::string &Before,
+                     const std::string &After) const {
+    std::vector<std::string> Lines = test::linesOf(Llir);
+    EXPECT_NE(Lines.at(N - 1).find(Before), std::string::npos) << Lines[N - 1];
+    Lines[N - 1] = After;
+    return test::joined(Lines);
+  }
 };
 
 TEST(Scan, InTritonsOrderIsProvedAndTheRuleListed) {
-  Cumsum K;
+  ScanKernel K("inductor_cumsum");
   stages::PairResult R = K.against(K.Llir);
   ASSERT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
   bool Listed = false;
@@ -39,7 +52,7 @@ TEST(Scan, InTritonsOrderIsProvedAndTheRuleListed) {
 // registers, c + (x0 + x1); the mutant adds (c + x0) + x1: equal over the
 // reals, not in f32.
 TEST(Scan, WithACarryAssociatedOtherwiseGivesACounterexample) {
-  Cumsum K;
+  ScanKernel K("inductor_cumsum");
   std::vector<std::string> Lines = test::linesOf(K.Llir);
   ASSERT_GE(Lines.size(), 99u);
   ASSERT_NE(Lines[96].find("%96 = fadd float %42, %93"), std::string::npos)
@@ -57,27 +70,8 @@ TEST(Scan, WithACarryAssociatedOtherwiseGivesACounterexample) {
 // (inductor_cumsum_wide): each warp's last lane publishes its total through
 // shared memory, warp w's carry folds the totals of the warps before it in
 // order, and a lane's total becomes carry + total.
-struct CumsumAcrossWarps {
-  bundle::Manifest M = bundle::loadBundle(STAGECHECK_TEST_DIR
-                                          "/corpus/inductor_cumsum_wide");
-  const bundle::Launch &L = *M.launches().front();
-  std::string Llir = test::fileText(L.file("llir"));
-
-  stages::PairResult against(const std::string &Text) const {
-    return test::againstTtgir(M, L, Text, 60);
-  }
-  /// The LLVM IR with line N (1-based), which must contain Before, replaced.
-  std::string edited(size_t N, const std::string &Before,
-                     const std::string &After) const {
-    std::vector<std::string> Lines = test::linesOf(Llir);
-    EXPECT_NE(Lines.at(N - 1).find(Before), std::string::npos) << Lines[N - 1];
-    Lines[N - 1] = After;
-    return test::joined(Lines);
-  }
-};
-
 TEST(Scan, AcrossWarpsInTritonsOrderIsProved) {
-  CumsumAcrossWarps K;
+  ScanKernel K("inductor_cumsum_wide");
   stages::PairResult R = K.against(K.Llir);
   EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
 }
@@ -85,7 +79,7 @@ TEST(Scan, AcrossWarpsInTritonsOrderIsProved) {
 // Line 78 folds the third warp's carry as (t0 + t1) + t2; the mutant folds
 // t0 + (t1 + t2): equal over the reals, not in f32.
 TEST(Scan, AWarpCarryFoldedOtherwiseGivesACounterexample) {
-  CumsumAcrossWarps K;
+  ScanKernel K("inductor_cumsum_wide");
   stages::PairResult R = K.against(
       K.edited(78, "%70 = fadd float %66, %68",
                "  %t12 = fadd float %64, %68\n"
@@ -97,7 +91,7 @@ TEST(Scan, AWarpCarryFoldedOtherwiseGivesACounterexample) {
 // Line 73 gives warps 2 and 3 the carry t0 + t1; the mutant gives it to
 // warp 3 only, so warp 2 adds t0 alone.
 TEST(Scan, AWarpGivenTheWrongCarryGivesACounterexample) {
-  CumsumAcrossWarps K;
+  ScanKernel K("inductor_cumsum_wide");
   stages::PairResult R = K.against(
       K.edited(73, "%65 = icmp samesign ugt i32 %12, 1",
                "  %65 = icmp samesign ugt i32 %12, 2"));
