@@ -111,7 +111,7 @@ void PathMerger::endInDeadEnd(size_t K, const PathState &S) {
     if (!Body[J].isLabel() &&
         (Body[J].Inst.Opcode == "trap" || Body[J].Inst.Opcode == "exit"))
       Trap = &Body[J].Inst;
-  X.model().undefined(S.Condition, DeadEnds.at(K), X.origin(*Trap));
+  X.undefinedAt(*Trap, S.Condition, DeadEnds.at(K));
 }
 
 size_t PathMerger::target(const Instruction &I) const {

@@ -210,6 +210,15 @@ void noteLines(std::vector<unsigned> &Lines, size_t From, size_t To,
 
 } // namespace
 
+void Executor::undefinedAt(const Instruction &I, const Expr *Condition,
+                           const std::string &Reason) {
+  size_t Before = M.current().Effects.Undefined.size();
+  M.undefined(Condition, Reason, origin(I));
+  if (Record)
+    noteLines(Record->UndefinedLines, Before,
+              M.current().Effects.Undefined.size(), I.Line);
+}
+
 void Executor::recordProvenance(const Instruction &I, const PathState &S,
                                 const EffectCounts &Before) {
   const ThreadEffects &Now = M.current();

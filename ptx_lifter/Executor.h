@@ -127,6 +127,10 @@ public:
   ir::SourceLocation ptxLocation(const Instruction &I) const;
   /// The origin effects of I carry: its spelling and source location.
   ir::Origin origin(const Instruction &I) const;
+  /// The thread is undefined where Condition holds, at I (a failed
+  /// assertion's trap): recorded with I's line like any effect of I.
+  void undefinedAt(const Instruction &I, const ir::Expr *Condition,
+                   const std::string &Reason);
   /// The value of a register on S; before any write the symbol
   /// "uninit.bN" of its width (a register nobody wrote holds an unknown
   /// value, named alike in every stage).
