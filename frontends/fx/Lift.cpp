@@ -59,6 +59,11 @@ public:
 
   Context &C;
   const Graph *G;
+  /// The lowerer's own copy of the graph G points into: the element
+  /// functions of the tensors it made keep OpCalls, whose nodes they read
+  /// (an undefined-behaviour condition's origin) whenever an element is
+  /// asked for, after the caller's graph may be gone.
+  std::shared_ptr<const Graph> OwnedGraph;
   LiftOptions Options;
   std::map<std::string, OpResult> Values;
   std::deque<Node> OwnedNodes; // nodes made up by applyOp
@@ -463,8 +468,11 @@ void declareBuffer(Effects &E, const TensorBinding &B) {
 
 } // namespace
 
-LiftedGraph liftGraph(Context &C, const Graph &G, const LiftOptions &O) {
+LiftedGraph liftGraph(Context &C, const Graph &Given, const LiftOptions &O) {
+  auto Own = std::make_shared<const Graph>(Given);
+  const Graph &G = *Own;
   auto L = std::make_shared<Lowerer>(C, &G, O);
+  L->OwnedGraph = std::move(Own);
   LiftedGraph Out;
   for (const Node *P : G.placeholders()) {
     TensorBinding B = inputBinding(*P, O);

@@ -167,6 +167,33 @@ TEST(FxGraph, ReadsInputsThroughTheirStrides) {
   EXPECT_EQ(L.Effects.buffer("input0")->Size, std::optional<uint64_t>(11));
 }
 
+// The output's element functions outlive the graph they were lifted from
+// (a report asks for a reference intermediate long after the lift): an
+// element that states an undefined-behaviour condition reads its op's
+// origin from the lowerer's own copy of the graph, not the caller's.
+TEST(FxGraph, ElementsAskedForAfterTheGraphIsGoneStillWork) {
+  ir::Context C;
+  LiftedGraph L;
+  {
+    Graph G = parseGraph(
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, w: \"f32[4, 2]\", i: \"i64[3]\"):\n"
+        "        e: \"f32[3, 2]\" = torch.ops.aten.embedding.default(w, i)\n"
+        "        return (e,)\n",
+        "m.py");
+    L = liftGraph(C, G, {});
+  }
+  // Other allocations take the graph's memory.
+  std::vector<std::string> Filler(64, std::string(64, 'x'));
+  ASSERT_EQ(L.Outputs.size(), 1u);
+  const ir::Expr *E =
+      L.Outputs[0].at({C.intConst(ir::Type::i(64), 2), C.intConst(ir::Type::i(64), 1)});
+  ir::Env In;
+  In.setRead("i", 2, ir::Value::ofBits(ir::Type::i(64), 3));
+  In.setRead("w", 7, ir::Value::ofDouble(ir::Type::f32(), 2.5));
+  EXPECT_EQ(ir::Interpreter(In).eval(E).asDouble(), 2.5) << ir::printExpr(E);
+}
+
 TEST(FxGraph, ParametersBecomeSymbols) {
   fs::path P =
       STAGECHECK_TEST_DIR "/corpus/bug_b_scaling_hardcoded/reference/graph.py";
