@@ -194,6 +194,32 @@ TEST(FxGraph, ElementsAskedForAfterTheGraphIsGoneStillWork) {
   EXPECT_EQ(ir::Interpreter(In).eval(E).asDouble(), 2.5) << ir::printExpr(E);
 }
 
+// The bad forms of embedding and flip are input errors at the op's line,
+// not lifts of something else.
+TEST(FxGraph, BadEmbeddingsAndFlipsAreInputErrors) {
+  auto Lift = [](const std::string &Call, const std::string &Out) {
+    ir::Context C;
+    Graph G = parseGraph("class M(torch.nn.Module):\n"
+                         "    def forward(self, w: \"f32[4, 2]\", i: \"i64[3]\", "
+                         "f: \"f32[3]\"):\n"
+                         "        r: \"" + Out + "\" = " + Call + "\n"
+                         "        return (r,)\n",
+                         "m.py");
+    liftGraph(C, G, {});
+  };
+  // Indices that are not integers; a weight that is not 2-D.
+  EXPECT_THROW(Lift("torch.ops.aten.embedding.default(w, f)", "f32[3, 2]"),
+               ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.aten.embedding.default(f, i)", "f32[3, 2]"),
+               ir::InputError);
+  // A dimension named twice (-1 is 1), or one the tensor does not have.
+  EXPECT_THROW(Lift("torch.ops.aten.flip.default(w, [1, -1])", "f32[4, 2]"),
+               ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.prims.rev.default(w, [2])", "f32[4, 2]"),
+               ir::InputError);
+  EXPECT_NO_THROW(Lift("torch.ops.aten.flip.default(w, [0, 1])", "f32[4, 2]"));
+}
+
 TEST(FxGraph, ParametersBecomeSymbols) {
   fs::path P =
       STAGECHECK_TEST_DIR "/corpus/bug_b_scaling_hardcoded/reference/graph.py";
