@@ -144,6 +144,26 @@ const Expr *fieldOperand(Step &S, unsigned K, unsigned Width) {
   return S.C.zextOrTrunc(V, intType(Width));
 }
 
+/// bfe of a constant field as the two shifts it stands for (the form the
+/// LLVM IR has it in before the backend made it one instruction):
+/// bits [pos, pos + len) of a are a << (W - pos - len), shifted right by
+/// W - len, arithmetically for .s; a field that runs past the top bit is
+/// a shifted right by pos. Null when the field is not constant or empty.
+const Expr *constantField(Context &C, const Expr *A, const Expr *Pos,
+                          const Expr *Len, bool Signed) {
+  if (!Pos->isConst() || !Len->isConst())
+    return nullptr;
+  uint64_t W = A->type().bits(), P = Pos->constBits(), L = Len->constBits();
+  if (L == 0 || P >= W)
+    return nullptr;
+  Type T = A->type();
+  Op Right = Signed ? Op::AShr : Op::LShr;
+  if (P + L >= W)
+    return C.binary(Right, A, C.constant(T, P));
+  const Expr *Top = C.binary(Op::Shl, A, C.constant(T, W - P - L));
+  return C.binary(Right, Top, C.constant(T, W - L));
+}
+
 void liftBfe(Step &S, PtxType T) {
   S.expectOperands(4);
   Context &C = S.C;
@@ -152,6 +172,10 @@ void liftBfe(Step &S, PtxType T) {
   unsigned FW = W < 16 ? 16 : W;
   const Expr *A = S.value(1, T);
   const Expr *Pos = fieldOperand(S, 2, FW), *Len = fieldOperand(S, 3, FW);
+  if (const Expr *Shifts = constantField(C, A, Pos, Len, T.isSigned())) {
+    S.set(0, Shifts);
+    return;
+  }
   const Expr *Shifted = C.binary(Op::LShr, C.zextOrTrunc(A, intType(FW)), Pos);
   const Expr *Width = C.constant(intType(FW), W);
   // Bits taken from a: min(len, max(W - pos, 0)).

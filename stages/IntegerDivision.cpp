@@ -2,6 +2,9 @@
 
 #include "ir/Value.h"
 
+#include <algorithm>
+#include <vector>
+
 using namespace stagecheck::ir;
 
 namespace stagecheck::stages {
@@ -68,6 +71,59 @@ std::optional<const Expr *> signedDivisionByConstant(Context &C, const Expr *N,
   const Expr *Sign = C.binary(Op::LShr, SignBeforeShift ? Unshifted : Q,
                               C.constant(T, Bits - 1));
   return C.add(Q, Sign);
+}
+
+std::optional<const Expr *> signedDivisionByPowerOfTwo(Context &C,
+                                                       const Expr *N,
+                                                       int64_t D) {
+  Type T = N->type();
+  unsigned Bits = T.bits();
+  if (!T.isInt() || Bits < 2 || Bits > 64)
+    return std::nullopt;
+  // The signed minimum is -2^(W-1) too: the bias 2^(W-1) - 1 makes the
+  // quotient -1 for it alone, negated to 1.
+  uint64_t Magnitude = D < 0 ? uint64_t(0) - uint64_t(D) : uint64_t(D);
+  if (Magnitude <= 1 || (Magnitude & (Magnitude - 1)) != 0 ||
+      (Bits < 64 && Magnitude >> Bits != 0))
+    return std::nullopt;
+  unsigned K = unsigned(__builtin_ctzll(Magnitude));
+  auto Amount = [&](unsigned A) { return C.constant(T, A); };
+  // 2^k - 1 where n is negative, 0 elsewhere.
+  const Expr *Bias =
+      K == 1 ? C.binary(Op::LShr, N, Amount(Bits - 1))
+             : C.binary(Op::LShr, C.binary(Op::AShr, N, Amount(Bits - 1)),
+                        Amount(Bits - K));
+  const Expr *Q = C.binary(Op::AShr, C.add(N, Bias), Amount(K));
+  return D < 0 ? C.sub(C.constant(T, 0), Q) : Q;
+}
+
+const Expr *logicalShiftWhereHighBitsUnread(Context &C, const Expr *N) {
+  if (N->op() != Op::Mul && N->op() != Op::Shl)
+    return nullptr;
+  if (!N->type().isInt() || N->numOperands() != 2)
+    return nullptr;
+  unsigned Bits = N->type().bits();
+  // The high bits of the shifted operand that the node never reads.
+  unsigned Unread = 0;
+  unsigned Operand = 0;
+  if (N->op() == Op::Shl) {
+    if (!N->operand(1)->isConst())
+      return nullptr;
+    Unread = unsigned(std::min<uint64_t>(N->operand(1)->constBits(), Bits));
+  } else {
+    Operand = N->operand(0)->isConst() ? 1 : 0;
+    const Expr *Factor = N->operand(1 - Operand);
+    if (!Factor->isConst() || Factor->constBits() == 0)
+      return nullptr;
+    Unread = unsigned(__builtin_ctzll(Factor->constBits()));
+  }
+  const Expr *X = N->operand(Operand);
+  if (X->op() != Op::AShr || !X->operand(1)->isConst() ||
+      X->operand(1)->constBits() > Unread || X->operand(1)->constBits() == 0)
+    return nullptr;
+  std::vector<const Expr *> Ops(N->operands().begin(), N->operands().end());
+  Ops[Operand] = C.binary(Op::LShr, X->operand(0), X->operand(1));
+  return C.withOperands(N, Ops);
 }
 
 namespace {

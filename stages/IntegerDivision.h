@@ -57,6 +57,23 @@ UnsignedMagic unsignedMagic(uint64_t D, unsigned Bits);
 std::optional<const ir::Expr *>
 unsignedDivisionByConstant(ir::Context &C, const ir::Expr *N, uint64_t D);
 
+/// n sdiv D for D = +-2^k (k >= 1) as the shifts every backend emits
+/// (LLVM's BuildSDIVPow2): the dividend biased by 2^k - 1 when negative,
+/// shifted right arithmetically, negated for a negative divisor:
+///   ashr(n + lshr(ashr(n, W-1), W-k), k)
+/// with lshr(n, W-1) as the bias for k = 1. Exact for every n; nullopt
+/// when D is not such a power.
+std::optional<const ir::Expr *>
+signedDivisionByPowerOfTwo(ir::Context &C, const ir::Expr *N, int64_t D);
+
+/// A product by a constant with k trailing zero bits, or a left shift by
+/// k, reads only the low W-k bits of its other operand; an arithmetic
+/// shift right by s <= k there agrees with the logical one on those bits.
+/// Returns N with that operand a logical shift (the form a backend's
+/// demanded-bits combine leaves), or null when N is not such a node.
+const ir::Expr *logicalShiftWhereHighBitsUnread(ir::Context &C,
+                                                const ir::Expr *N);
+
 } // namespace stagecheck::stages
 
 #endif

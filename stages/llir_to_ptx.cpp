@@ -385,6 +385,7 @@ public:
         // once their loads sit at the same addresses on both sides.
         receivedFloatsAreCanonical();
         foldConstantConditions();
+        shiftForms();
         mergeAlike();
         relax();
         if (sameCommunication())
@@ -483,6 +484,40 @@ private:
     return false;
   }
 
+  /// Exact on both sides: a division by a power of two as its shifts,
+  /// then the shifts whose high bits a product never reads made logical
+  /// (NVPTX's demanded-bits combines leave `x / 16 * 2032` so), before
+  /// the sweep compares integer nodes.
+  void shiftForms() {
+    unsigned Shifted = 0;
+    bool Changed = false;
+    auto Shifts = [&](const Expr *N) -> const Expr * {
+      if (N->op() == Op::SDiv && N->operand(1)->isConst()) {
+        int64_t D = Value::ofBits(N->operand(1)->type(),
+                                  N->operand(1)->constBits())
+                        .asSigned();
+        if (auto Q = signedDivisionByPowerOfTwo(C, N->operand(0), D)) {
+          ++Shifted;
+          return *Q;
+        }
+      }
+      const Expr *Logical = logicalShiftWhereHighBitsUnread(C, N);
+      Changed |= Logical != nullptr;
+      return Logical;
+    };
+    auto ShiftRewrite = rewritingBy(C, Shifts);
+    rewriteAll(Target.Thread, ShiftRewrite);
+    rewriteAll(Source.Thread, ShiftRewrite);
+    if (Shifted || Changed) {
+      std::vector<const Expr *> Contractible(Source.Contractible.begin(),
+                                             Source.Contractible.end());
+      for (const Expr *N : Contractible)
+        Source.Contractible.insert(ShiftRewrite(N));
+      moveProvenance(ShiftRewrite);
+    }
+    PowerOfTwoDivisions += Shifted;
+  }
+
   /// Rewrites the LLVM IR where the PTX shows the backend's rewrite (fma
   /// contraction where the contract allows it, division by a constant).
   void relax() {
@@ -515,6 +550,10 @@ private:
       R.Relaxations.push_back("rule: integer division by a constant as a "
                               "multiply-high (" +
                               std::to_string(Divisions) + ")");
+    if (PowerOfTwoDivisions)
+      R.Relaxations.push_back("rule: signed division by a power of two as "
+                              "shifts (" +
+                              std::to_string(PowerOfTwoDivisions) + ")");
   }
 
   /// A branch condition on the parameters alone that the assumptions fix
@@ -679,7 +718,8 @@ private:
         }
         R.Queries.push_back({"communication", QR.Kind,
                              "exchange " + std::to_string(I + 1) + " of " +
-                                 std::to_string(Common) + ": " + QR.Reason,
+                                 std::to_string(Common) +
+                                 (QR.Reason.empty() ? "" : ": " + QR.Reason),
                              since(Start), QR.DumpedTo});
         if (QR.Kind == smt::Outcome::Unknown) {
           // A query the solver could not finish may still have an input
@@ -1058,7 +1098,8 @@ private:
   LlvmLift Source;
   PtxLift Target;
   std::vector<const Expr *> Assumptions;
-  unsigned Fused = 0, Divisions = 0, BypassedDivisions = 0;
+  unsigned Fused = 0, Divisions = 0, BypassedDivisions = 0,
+           PowerOfTwoDivisions = 0;
   PairResult R;
 };
 

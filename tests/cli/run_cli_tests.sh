@@ -142,6 +142,15 @@ expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to llir 
 # states (without it the rows' sums are a timeout).
 d=$(dirname "$0")/../../bench/heldout2/inductor_sum_dim0/kernels/triton_red_fused_sum_0/triton_red_fused_sum_0
 expect 0 "proved within the bound: .*program offsets within i32: pid.x [*] 2 [+] 1 < 2.31" -- "$stagecheck" check --from ttgir --to llir "$d.ttgir" "$d.llir"
+# Its PTX computes the row `x / 16 * 2032` with the shifts of a division
+# by 16 whose last is logical (the product never reads the high bits it
+# changes); read as shifts on both sides, the addresses are one node (as
+# a bit-blasted divider they were a timeout at the first exchange). The
+# quotient shifted by 5 instead is a counterexample.
+expect 0 "verdict: proved" -- "$stagecheck" check --from llir --to ptx "$d.llir" "$d.ptx"
+also "relaxations: rule: signed division by a power of two as shifts (1)" "the division by 16 read as shifts"
+sed 's/shr.u32 \t%r10, %r9, 4;/shr.u32 \t%r10, %r9, 5;/' "$d.ptx" >"$tmp/sum_dim0.ptx"
+expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to ptx "$d.llir" "$tmp/sum_dim0.ptx"
 
 # ELU's 128 stores each compute an inlined expm1f, one element per thread.
 # The optimized body computes 2^127 where its overflow test `j == 128`

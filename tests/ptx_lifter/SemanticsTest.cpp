@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -269,6 +270,37 @@ TEST(PtxInteger, BitFields) {
             0x12345F78u);
   EXPECT_EQ(run("bfi.b32 %r0, %r1, %r2, 30, 8;", {i32(0xFF), i32(0)}),
             0xC0000000u);
+}
+
+/// bfe by the PTX ISA's definition: bits [pos, pos + len) of a, the last
+/// of them (or a's msb past it) replicated upward for .s; len 0 gives 0.
+uint64_t bitField(uint32_t A, unsigned Pos, unsigned Len, bool Signed) {
+  uint32_t Field = 0;
+  for (unsigned I = 0; I < Len && Pos + I < 32; ++I)
+    Field |= ((A >> (Pos + I)) & 1u) << I;
+  if (!Signed || Len == 0)
+    return Field;
+  unsigned Top = std::min(Pos + Len - 1, 31u);
+  unsigned Taken = Pos >= 32 ? 0 : std::min(Len, 32 - Pos);
+  if ((A >> Top) & 1u)
+    for (unsigned I = Taken; I < 32; ++I)
+      Field |= 1u << I;
+  return Field;
+}
+
+// Constant fields lift to two shifts (the LLVM IR's form); every constant
+// position and length up to past the width, on values with either top bit.
+TEST(PtxInteger, ConstantBitFieldsAsDefined) {
+  for (uint32_t A : {0x80000000u, 0x7FFFFFFFu, 0xC0FFEE11u, 0x2468ACE1u})
+    for (unsigned Pos = 0; Pos <= 34; ++Pos)
+      for (unsigned Len = 0; Len <= 34; ++Len)
+        for (bool Signed : {false, true}) {
+          std::string Code = std::string("bfe.") + (Signed ? "s32" : "u32") +
+                             " %r0, %r1, " + std::to_string(Pos) + ", " +
+                             std::to_string(Len) + ";";
+          ASSERT_EQ(run(Code, {i32(int32_t(A))}), bitField(A, Pos, Len, Signed))
+              << Code << " of " << A;
+        }
 }
 
 TEST(PtxInteger, Permute) {

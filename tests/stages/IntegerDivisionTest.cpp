@@ -156,3 +156,60 @@ TEST(IntegerDivision, UnsignedExpansionIsUdivOnI32Samples) {
 }
 
 } // namespace
+
+// Division by +-2^k as shifts: every such divisor and every dividend in i8.
+TEST(IntegerDivision, PowerOfTwoShiftsAreSdivForEveryI8Dividend) {
+  Context C;
+  Type T = Type::i(8);
+  const Expr *N = C.symbol("n", T);
+  unsigned Covered = 0;
+  for (int64_t D = -128; D <= 127; ++D) {
+    auto Q = stages::signedDivisionByPowerOfTwo(C, N, D);
+    uint64_t M = D < 0 ? uint64_t(-D) : uint64_t(D);
+    bool Power = M > 1 && (M & (M - 1)) == 0;
+    ASSERT_EQ(bool(Q), Power) << D;
+    if (!Q)
+      continue;
+    ++Covered;
+    const Expr *Reference = C.binary(Op::SDiv, N, C.intConst(T, D));
+    for (int64_t X = -128; X <= 127; ++X) {
+      Env E;
+      E.setSymbol("n", Value::ofBits(T, uint64_t(X)));
+      Interpreter I(E);
+      ASSERT_EQ(I.eval(*Q).Bits, I.eval(Reference).Bits) << X << " / " << D;
+    }
+  }
+  EXPECT_EQ(Covered, 13u); // +-2 .. +-64, and -128
+}
+
+// A product by a constant with k trailing zeros, or a shift left by k, of
+// an arithmetic shift right by s <= k: the logical shift gives the same
+// value for every i8 operand; s > k is left alone (it would not).
+TEST(IntegerDivision, LogicalShiftWhereTheHighBitsAreNotRead) {
+  Context C;
+  Type T = Type::i(8);
+  const Expr *Y = C.symbol("y", T);
+  unsigned Rewritten = 0;
+  for (uint64_t S = 1; S < 8; ++S)
+    for (uint64_t F = 1; F < 256; ++F)
+      for (Op O : {Op::Mul, Op::Shl}) {
+        if (O == Op::Shl && F >= 8)
+          continue;
+        const Expr *X = C.binary(Op::AShr, Y, C.constant(T, S));
+        const Expr *N = C.binary(O, X, C.constant(T, F));
+        const Expr *L = stages::logicalShiftWhereHighBitsUnread(C, N);
+        unsigned Unread = O == Op::Shl ? unsigned(F) : unsigned(__builtin_ctzll(F));
+        ASSERT_EQ(L != nullptr, S <= Unread) << spelling(O) << " " << F << " " << S;
+        if (!L)
+          continue;
+        ++Rewritten;
+        for (uint64_t V = 0; V < 256; ++V) {
+          Env E;
+          E.setSymbol("y", Value::ofBits(T, V));
+          Interpreter I(E);
+          ASSERT_EQ(I.eval(L).Bits, I.eval(N).Bits)
+              << spelling(O) << " by " << F << " of y >> " << S << ", y = " << V;
+        }
+      }
+  EXPECT_GT(Rewritten, 100u);
+}
