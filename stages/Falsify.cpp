@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <unordered_set>
 
 using namespace stagecheck::ir;
 
@@ -169,6 +170,61 @@ precisionEdges(const Expr *Violation) {
   return Edges;
 }
 
+/// The integer parameters comparisons read: Masked, those a comparison
+/// reads through sums and casts only (a mask's `offs < K - 32`), and
+/// Compared, every one, the masked first (a stride reaches comparisons
+/// only through a product, in an address bound).
+struct ComparedSizes {
+  std::vector<const Expr *> Masked, Compared;
+};
+
+ComparedSizes comparedSizes(const Expr *Violation) {
+  ComparedSizes Out;
+  std::vector<const Expr *> Scaled;
+  auto Add = [](std::vector<const Expr *> &To, const Expr *S) {
+    if (std::find(To.begin(), To.end(), S) == To.end())
+      To.push_back(S);
+  };
+  auto IsSize = [](const Expr *S) {
+    return S->op() == Op::Symbol && S->role() == SymbolRole::Param &&
+           S->type().isInt() && S->type().bits() > 1;
+  };
+  std::vector<const Expr *> Roots{Violation};
+  for (const Expr *E : postOrder(Roots)) {
+    if (E->op() != Op::ICmp)
+      continue;
+    // Through sums and casts from the comparison: a size it tests.
+    std::vector<const Expr *> Work(E->operands().begin(), E->operands().end());
+    std::unordered_set<const Expr *> Seen;
+    while (!Work.empty()) {
+      const Expr *X = Work.back();
+      Work.pop_back();
+      if (!Seen.insert(X).second)
+        continue;
+      if (IsSize(X))
+        Add(Out.Masked, X);
+      if (X->op() == Op::Add || X->op() == Op::Sub || X->op() == Op::SExt ||
+          X->op() == Op::ZExt || X->op() == Op::Trunc)
+        Work.insert(Work.end(), X->operands().begin(), X->operands().end());
+    }
+    std::vector<const Expr *> Operands(E->operands().begin(),
+                                       E->operands().end());
+    for (const Expr *S : postOrder(Operands))
+      if (IsSize(S))
+        Add(Scaled, S);
+  }
+  Out.Compared = Out.Masked;
+  for (const Expr *S : Scaled)
+    Add(Out.Compared, S);
+  return Out;
+}
+
+/// The value a differential trial gives what only the target reads.
+double poisonFor(unsigned Round) {
+  const double Poisons[] = {INFINITY, -INFINITY, NAN};
+  return Poisons[Round % 3];
+}
+
 } // namespace
 
 std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
@@ -196,13 +252,16 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
   }
   std::vector<std::pair<const Expr *, uint64_t>> Edges =
       precisionEdges(Violation);
+  ComparedSizes Sizes = comparedSizes(Violation);
   InputGenerator Gen(O.Seed);
   for (unsigned Trial = 0; Trial < O.Trials; ++Trial) {
     if (O.Deadline && std::chrono::steady_clock::now() > *O.Deadline)
       break;
     // Every other trial draws tame buffer contents (symbols stay wild:
     // sizes and program ids need their edge values).
-    bool Tame = Trial % 2 == 1;
+    // Reads only the target makes are poison (FalsifyOptions::SourceSide).
+    bool Differential = !O.SourceSide.empty() && Trial % 8 == 2;
+    bool Tame = Trial % 2 == 1 || Differential;
     Gen.collide(Trial % 8 == 5);
     // (From the base on these: the launch's sizes let the writes happen.)
     Gen.ordinary(Trial % 16 == 11);
@@ -231,6 +290,27 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
         Inputs.setSymbol(S->name(), B ? *B
                                       : Gen.value(S->type(),
                                                   Tame && S->type().isFloat()));
+    }
+    // Sizes next to the base's: launches are captured at aligned sizes
+    // (64), where a mask one too wide reads nothing; at 63 or 65 it does.
+    // Two of every three trials that differ by poison (below) move sizes:
+    // first every size a mask compares one down, then one up, then each
+    // compared parameter alone, down and up, in turn.
+    if (Differential && FromBase && (Trial / 8) % 3 != 0) {
+      unsigned Turn = Trial / 8;
+      auto Move = [&](const Expr *S, bool Down) {
+        if (const Value *B = O.Base.symbol(S->name()))
+          Inputs.setSymbol(S->name(),
+                           Value::ofBits(S->type(),
+                                         B->Bits + (Down ? uint64_t(0) - 1 : 1)));
+      };
+      if (Turn < 3) {
+        for (const Expr *S : Sizes.Masked)
+          Move(S, Turn == 1);
+      } else if (!Sizes.Compared.empty()) {
+        Move(Sizes.Compared[(Turn / 3 - 1) % Sizes.Compared.size()],
+             Turn % 3 == 1);
+      }
     }
     // One integer at a precision edge of a conversion it feeds (drawn
     // apart from the generator, so every other trial is as before).
@@ -268,10 +348,14 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
                         : Trial % 3 == 1 ? Gen.below(std::min<uint64_t>(R.Extent, 16))
                                          : Gen.below(R.Extent)));
     Env Recorded; // the reads the trial made, so the result replays exactly
+    std::optional<double> Poison; // set once the source's reads are made
     auto Supply = [&](const std::string &Buffer, uint64_t Index, Type T) {
       if (const Value *Known = Recorded.read(Buffer, Index))
         return *Known;
-      Value V = Gen.value(T, Tame);
+      Value V = Poison && T.isFloat()
+                    ? Value{T, fp::fromDouble(*Poison, floatFormat(T),
+                                              RoundingMode::NearestEven)}
+                    : Gen.value(T, Tame);
       Recorded.setRead(Buffer, Index, V);
       return V;
     };
@@ -286,6 +370,12 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
       // Reads supplied while probing hints are part of the input too.
       for (const auto &[Key, V] : Recorded.reads())
         Inputs.setRead(Key.first, Key.second, V);
+      if (Differential) {
+        Interpreter Source(Inputs, Supply);
+        for (const Expr *E : O.SourceSide)
+          Source.eval(E);
+        Poison = poisonFor(Trial / 8);
+      }
       Interpreter I(Inputs, Supply);
       if (!I.eval(Violation).isTrue())
         continue;

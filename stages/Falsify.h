@@ -38,6 +38,13 @@ struct FalsifyOptions {
   /// sizes rarely meet such conditions (half of those trials draw float
   /// scalars afresh).
   ir::Env Base;
+  /// What the source side computes where the violation matters (its
+  /// guard and value), or empty. One trial in eight then reads the source's
+  /// inputs as ordinary numbers and every float the target alone reads as
+  /// an infinity or a NaN: a kernel that loads an element the reference
+  /// never reads (a mask one too wide) and multiplies it by a masked zero
+  /// agrees on every finite input and differs there.
+  std::vector<const ir::Expr *> SourceSide;
   /// Testing stops here, whatever Trials says (checked between trials).
   std::optional<std::chrono::steady_clock::time_point> Deadline;
 };

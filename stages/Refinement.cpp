@@ -324,6 +324,8 @@ private:
     const Expr *Index;
     std::vector<FalsifyOptions::IndexHint> Hints;
     std::vector<BoundVariable> Ranges;
+    /// The source's guard and value (FalsifyOptions::SourceSide), or none.
+    std::vector<const Expr *> SourceSide = {};
   };
 
   /// A query the violation implies (asked before it, shorter): proved, the
@@ -439,8 +441,10 @@ private:
       auto Start = std::chrono::steady_clock::now();
       FalsifyOptions F;
       F.Hints = hints(Where);
-      if (Where)
+      if (Where) {
         F.Ranges = Where->Ranges;
+        F.SourceSide = Where->SourceSide;
+      }
       F.Deadline = testingDeadline();
       // The launch the bundle ran meets the tensors' bounds that random
       // sizes almost never meet: a kernel wrong there is found there first.
@@ -536,8 +540,10 @@ private:
       return std::nullopt;
     FalsifyOptions F;
     F.Hints = hints(Where);
-    if (Where)
+    if (Where) {
       F.Ranges = Where->Ranges;
+      F.SourceSide = Where->SourceSide;
+    }
     F.Base = R.Model;
     F.Seed = 2;
     F.Deadline = testingDeadline();
@@ -1152,10 +1158,12 @@ private:
       std::vector<const Expr *> Levels;
       const Expr *Matters = C.andOf(Context, C.andOf(WS.Guard, WS.Defined));
       const auto Facts = factsOf(C, Matters);
+      const Expr *SourceValue = substitute(C, WS.Value, Facts);
       const Expr *Mismatch = C.orOf(
           C.notOf(substitute(C, DefinedT, Facts)),
-          valuesDiffer(substitute(C, WS.Value, Facts),
-                       substitute(C, ValueT, Facts), &Levels));
+          valuesDiffer(SourceValue, substitute(C, ValueT, Facts), &Levels));
+      BufferQuery Values = Q;
+      Values.SourceSide = {Matters, SourceValue};
       bool Ok =
           check(Name + ": guards",
                 C.andOf(Context, C.xorOf(WS.Guard, GuardT)), &Q) &&
@@ -1163,7 +1171,7 @@ private:
                 C.andOf(Context, C.andOf(WS.Guard, C.icmp(ICmpPredicate::Ne,
                                                           WS.Index, IndexT))),
                 &Q) &&
-          check(Name + ": values", C.andOf(Matters, Mismatch), &Q, Matters,
+          check(Name + ": values", C.andOf(Matters, Mismatch), &Values, Matters,
                 whereTheyPart(Matters, DefinedT, Levels));
       if (Ok)
         noteMerges();

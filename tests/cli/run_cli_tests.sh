@@ -119,6 +119,17 @@ tg=$(ls "$tmp"/matmul_mask/kernels/*/*.ttgir)
 sed -i '95s/arith.subi %K, %c32_i32/arith.subi %c32_i32, %K/' "$tg"
 expect 1 "first differs at arith.subi (.*matmul_kernel.ttgir:95:" -- "$stagecheck" audit --stages 'ttir->ttgir' --pair-time-limit-s 60 --cache "$tmp/cache" "$tmp/matmul_mask"
 also "in the case trip count 2 of scf.for" "the launch's loop case is not the one reported"
+# The prefetch's A mask one too wide (`<` -> `<=`, line 97): at the
+# launch's K = 64 it reads nothing more, at K = 63 it reads A[m, 63] and
+# multiplies it by B's masked zero, equal on every finite input. Testing
+# gives what only the TTGIR reads an infinity or a NaN: 0 * inf is a NaN
+# the TTIR never writes (every value query alone was a timeout).
+cp -r "$tests/corpus/tutorial_matmul" "$tmp/matmul_wide"
+tg=$(ls "$tmp"/matmul_wide/kernels/*/*.ttgir)
+sed -i '97s/arith.cmpi slt, %a_ptrs_19, %a_54/arith.cmpi sle, %a_ptrs_19, %a_54/' "$tg"
+expect 1 "verdict: counterexample" -- "$stagecheck" check --from ttir --to ttgir --pair-time-limit-s 60 "$m.ttir" "$tg"
+also "arg0\[[0-9]*\] = \(-\?inf\|nan\)" "the element only the TTGIR reads is not an infinity or a NaN"
+also "target  arg2\[[0-9]*\] = nan" "the TTGIR's value is not a NaN"
 cp -r "$tests/corpus/tutorial_matmul" "$tmp/matmul_range"
 tg=$(ls "$tmp"/matmul_range/kernels/*/*.ttgir)
 sed -i '42s/{end = 32 : i32, start = 0 : i32}/{end = 33 : i32, start = 1 : i32}/' "$tg"

@@ -128,6 +128,60 @@ TEST(Falsify, TakesSizesFromTheBaseAndDrawsItsFloatsAfresh) {
   expectFalsified(Violation, O);
 }
 
+/// A dot product of 256 elements whose target also reads element k = n
+/// (a mask one too wide) and multiplies it by the zero a masked load gives
+/// the other operand: equal on every finite input. Wild draws put an
+/// infinity or a NaN among the 256 shared reads too, tame ones never reach
+/// it; trials that give what only the target reads an infinity show it.
+TEST(Falsify, PoisonsWhatOnlyTheTargetReads) {
+  Context C;
+  Type F32 = Type::f32(), I64 = Type::i(64);
+  const Expr *Sum = nullptr;
+  for (int K = 0; K < 256; ++K) {
+    const Expr *Product =
+        C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, K)),
+                      C.read("b", F32, C.intConst(I64, K)));
+    Sum = Sum ? C.floatBinary(Op::FAdd, Sum, Product) : Product;
+  }
+  const Expr *Extra =
+      C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, 256)),
+                    C.floatConst(F32, 0.0));
+  const Expr *Target = C.floatBinary(Op::FAdd, Sum, Extra);
+  const Expr *Differ =
+      C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, Sum, Type::i(32)),
+             C.cast(Op::Bitcast, Target, Type::i(32)));
+  stages::FalsifyOptions O;
+  O.Trials = 64;
+  EXPECT_FALSE(stages::falsify(Differ, O)) << "found without the source side";
+  O.SourceSide = {Sum};
+  expectFalsified(Differ, O);
+}
+
+/// The base launch has n = 64, where a mask `k <= n` one too wide reads
+/// past the 64 elements only at sizes that are not a multiple of 32:
+/// trials from the base that poison what only the target reads also move
+/// the sizes a step either side.
+TEST(Falsify, TriesSizesNextToTheBase) {
+  Context C;
+  Type I32 = Type::i(32);
+  const Expr *N = C.symbol("n", I32, SymbolRole::Param);
+  const Expr *Stride = C.symbol("stride", I32, SymbolRole::Param);
+  auto Holds = [&](ICmpPredicate P, const Expr *A, int64_t B) {
+    return C.icmp(P, A, C.intConst(I32, B));
+  };
+  const Expr *Unaligned = Holds(ICmpPredicate::Ne,
+                                C.binary(Op::And, N, C.intConst(I32, 31)), 0);
+  const Expr *Violation = C.andOf(
+      C.andOf(Unaligned, Holds(ICmpPredicate::Eq, Stride, 64)),
+      C.andOf(Holds(ICmpPredicate::Sgt, N, 32), Holds(ICmpPredicate::Sle, N, 96)));
+  stages::FalsifyOptions O;
+  O.Trials = 256;
+  O.SourceSide = {Stride}; // sizes move in the trials that poison
+  O.Base.setSymbol("n", Value::ofBits(I32, 64));
+  O.Base.setSymbol("stride", Value::ofBits(I32, 64));
+  expectFalsified(Violation, O);
+}
+
 /// A launch of 1000 programs whose last program goes wrong: wild program
 /// ids are almost never below the grid, let alone its last one, so trials
 /// draw ids within the grid the trial has, its edges among them.
