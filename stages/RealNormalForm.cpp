@@ -220,10 +220,55 @@ const Expr *RealNormalForm::absorbInfinity(const Expr *N,
   }
 }
 
+/// A comparison's value when its left operand is strictly below (Below)
+/// or strictly above its right one, both ordered.
+static bool holdsWhenOrdered(FCmpPredicate P, bool Below) {
+  switch (P) {
+  case FCmpPredicate::One:
+  case FCmpPredicate::Ord:
+  case FCmpPredicate::Une:
+  case FCmpPredicate::True:
+    return true;
+  case FCmpPredicate::Olt:
+  case FCmpPredicate::Ole:
+  case FCmpPredicate::Ult:
+  case FCmpPredicate::Ule:
+    return Below;
+  case FCmpPredicate::Ogt:
+  case FCmpPredicate::Oge:
+  case FCmpPredicate::Ugt:
+  case FCmpPredicate::Uge:
+    return !Below;
+  default: // False, Oeq, Ueq, Uno
+    return false;
+  }
+}
+
+/// A finite value compared with an infinity (inductor's `|max| == inf`
+/// guard): over the reals every value lies strictly between -inf and
+/// +inf, and none is NaN.
+const Expr *RealNormalForm::compareWithInfinity(
+    const Expr *N, const std::vector<const Expr *> &Ops) {
+  for (unsigned Side : {0u, 1u}) {
+    const Expr *Bound = Ops[Side], *Other = Ops[1 - Side];
+    for (bool Negative : {false, true}) {
+      if (!isInfinity(Bound, Negative) || !visiblyFinite(Other))
+        continue;
+      // Other < +inf and Other > -inf; seen from the left operand.
+      bool OtherBelow = !Negative;
+      bool LeftBelow = Side == 1 ? OtherBelow : !OtherBelow;
+      return C.boolean(holdsWhenOrdered(N->fcmpPredicate(), LeftBelow));
+    }
+  }
+  return nullptr;
+}
+
 const Expr *RealNormalForm::rewriteNode(const Expr *N,
                                         const std::vector<const Expr *> &Ops) {
   if (const Expr *R = absorbInfinity(N, Ops))
     return R;
+  if (N->op() == Op::FCmp && DecideInfiniteComparisons)
+    return compareWithInfinity(N, Ops);
   switch (N->op()) {
   case Op::FMaxNum:
   case Op::FMaximum:

@@ -69,7 +69,12 @@ public:
   struct Fraction {
     ExpSum Numerator, Denominator; // the denominator positive
   };
-  explicit RealNormalForm(ir::Context &C) : C(C) {}
+  /// DecideInfiniteComparisons: a comparison of a visibly finite value
+  /// with an infinity is decided as over the reals (`|m| == inf` false).
+  /// That says nothing of what either side does with infinite values, so
+  /// it is for finding differences on finite inputs, never for proofs.
+  explicit RealNormalForm(ir::Context &C, bool DecideInfiniteComparisons = false)
+      : C(C), DecideInfiniteComparisons(DecideInfiniteComparisons) {}
   /// E in normal form; nodes are shared across calls of one instance.
   const ir::Expr *normalize(const ir::Expr *E);
   /// E with its float sums and products expanded into a canonical sum of
@@ -104,6 +109,8 @@ private:
   void collect(bool IsMax, const ir::Expr *E,
                std::vector<const ir::Expr *> &Out);
   bool visiblyFinite(const ir::Expr *E);
+  const ir::Expr *compareWithInfinity(const ir::Expr *N,
+                                      const std::vector<const ir::Expr *> &Ops);
   const ir::Expr *absorbInfinity(const ir::Expr *N,
                                  const std::vector<const ir::Expr *> &Ops);
 
@@ -114,6 +121,7 @@ private:
   std::optional<Fraction> fractionOf(const ir::Expr *N, unsigned Depth);
 
   ir::Context &C;
+  bool DecideInfiniteComparisons;
   std::unordered_map<const ir::Expr *, const ir::Expr *> Memo;
   std::unordered_map<const ir::Expr *, const ir::Expr *> PolynomialMemo;
   std::unordered_map<const ir::Expr *, Sum> Sums; // canonical node -> its sum

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace stagecheck;
 using namespace stagecheck::ir;
 
@@ -111,6 +113,39 @@ TEST_F(Polynomial, SoftmaxIsShiftInvariant) {
       Equal(Div(Exp(Sub(X0, M)), add(Exp(X0), Exp(X1))), Plain));
   // A divisor that may be zero is not cancelled: (a * b) / b is not a.
   EXPECT_FALSE(Equal(Div(mul(X0, X1), X1), X0));
+}
+
+} // namespace
+
+namespace {
+
+// Inductor guards a row maximum with `|m| == inf ? 0 : m`. Read for finite
+// values, the comparison is decided (no real is infinite), in either
+// operand order and for either infinity; read for proofs, it is kept.
+TEST(InfiniteComparisons, DecidedOnlyWhereAsked) {
+  Context C;
+  Type F32 = Type::f32();
+  const Expr *M = C.unary(Op::FAbs, C.symbol("m", F32));
+  const Expr *Inf = C.floatConst(F32, INFINITY), *NegInf = C.floatConst(F32, -INFINITY);
+  stages::RealNormalForm Finite(C, /*DecideInfiniteComparisons=*/true);
+  stages::RealNormalForm Proofs(C);
+  auto Decided = [&](FCmpPredicate P, const Expr *A, const Expr *B) {
+    const Expr *R = Finite.normalize(C.fcmp(P, A, B));
+    EXPECT_TRUE(R->isConst()) << spelling(P);
+    return R->isTrue();
+  };
+  EXPECT_FALSE(Decided(FCmpPredicate::Oeq, M, Inf));
+  EXPECT_TRUE(Decided(FCmpPredicate::Une, M, Inf));
+  EXPECT_TRUE(Decided(FCmpPredicate::Olt, M, Inf));
+  EXPECT_FALSE(Decided(FCmpPredicate::Olt, Inf, M));
+  EXPECT_TRUE(Decided(FCmpPredicate::Ogt, M, NegInf));
+  EXPECT_TRUE(Decided(FCmpPredicate::Ult, NegInf, M));
+  EXPECT_FALSE(Decided(FCmpPredicate::Uge, NegInf, M));
+  const Expr *Guard = C.fcmp(FCmpPredicate::Oeq, M, Inf);
+  EXPECT_EQ(Proofs.normalize(Guard), Guard);
+  // A value that may itself be infinite (a quotient) is not decided.
+  const Expr *Q = C.floatBinary(Op::FDiv, C.floatConst(F32, 1.0), C.symbol("d", F32));
+  EXPECT_FALSE(Finite.normalize(C.fcmp(FCmpPredicate::Oeq, Q, Inf))->isConst());
 }
 
 } // namespace
