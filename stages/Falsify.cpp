@@ -180,42 +180,39 @@ struct ComparedSizes {
 
 ComparedSizes comparedSizes(const Expr *Violation) {
   ComparedSizes Out;
-  std::vector<const Expr *> Scaled;
-  auto Add = [](std::vector<const Expr *> &To, const Expr *S) {
-    if (std::find(To.begin(), To.end(), S) == To.end())
-      To.push_back(S);
-  };
   auto IsSize = [](const Expr *S) {
     return S->op() == Op::Symbol && S->role() == SymbolRole::Param &&
            S->type().isInt() && S->type().bits() > 1;
   };
+  // One walk each, shared by every comparison (the violation may hold
+  // thousands of them over one tree).
+  std::vector<const Expr *> Operands, Linear;
   std::vector<const Expr *> Roots{Violation};
-  for (const Expr *E : postOrder(Roots)) {
-    if (E->op() != Op::ICmp)
+  for (const Expr *E : postOrder(Roots))
+    if (E->op() == Op::ICmp)
+      Operands.insert(Operands.end(), E->operands().begin(),
+                      E->operands().end());
+  std::unordered_set<const Expr *> Seen;
+  Linear = Operands;
+  while (!Linear.empty()) { // through sums and casts: a size it tests
+    const Expr *X = Linear.back();
+    Linear.pop_back();
+    if (!Seen.insert(X).second)
       continue;
-    // Through sums and casts from the comparison: a size it tests.
-    std::vector<const Expr *> Work(E->operands().begin(), E->operands().end());
-    std::unordered_set<const Expr *> Seen;
-    while (!Work.empty()) {
-      const Expr *X = Work.back();
-      Work.pop_back();
-      if (!Seen.insert(X).second)
-        continue;
-      if (IsSize(X))
-        Add(Out.Masked, X);
-      if (X->op() == Op::Add || X->op() == Op::Sub || X->op() == Op::SExt ||
-          X->op() == Op::ZExt || X->op() == Op::Trunc)
-        Work.insert(Work.end(), X->operands().begin(), X->operands().end());
-    }
-    std::vector<const Expr *> Operands(E->operands().begin(),
-                                       E->operands().end());
-    for (const Expr *S : postOrder(Operands))
-      if (IsSize(S))
-        Add(Scaled, S);
+    if (IsSize(X))
+      Out.Masked.push_back(X);
+    if (X->op() == Op::Add || X->op() == Op::Sub || X->op() == Op::SExt ||
+        X->op() == Op::ZExt || X->op() == Op::Trunc)
+      Linear.insert(Linear.end(), X->operands().begin(), X->operands().end());
   }
+  std::sort(Out.Masked.begin(), Out.Masked.end(),
+            [](const Expr *A, const Expr *B) { return A->name() < B->name(); });
   Out.Compared = Out.Masked;
-  for (const Expr *S : Scaled)
-    Add(Out.Compared, S);
+  for (const Expr *S : postOrder(Operands))
+    if (IsSize(S) &&
+        std::find(Out.Compared.begin(), Out.Compared.end(), S) ==
+            Out.Compared.end())
+      Out.Compared.push_back(S);
   return Out;
 }
 
@@ -252,7 +249,10 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
   }
   std::vector<std::pair<const Expr *, uint64_t>> Edges =
       precisionEdges(Violation);
-  ComparedSizes Sizes = comparedSizes(Violation);
+  // Only trials that poison move sizes, and only from a base.
+  ComparedSizes Sizes = !O.SourceSide.empty() && !O.Base.symbols().empty()
+                            ? comparedSizes(Violation)
+                            : ComparedSizes();
   InputGenerator Gen(O.Seed);
   for (unsigned Trial = 0; Trial < O.Trials; ++Trial) {
     if (O.Deadline && std::chrono::steady_clock::now() > *O.Deadline)

@@ -11,6 +11,12 @@ namespace stagecheck::stages {
 
 namespace {
 using U128 = unsigned __int128;
+
+uint64_t magnitude(int64_t D) {
+  return D < 0 ? uint64_t(0) - uint64_t(D) : uint64_t(D);
+}
+
+bool isPowerOfTwo(uint64_t M) { return M > 1 && (M & (M - 1)) == 0; }
 } // namespace
 
 SignedMagic signedMagic(int64_t D, unsigned Bits) {
@@ -55,8 +61,7 @@ std::optional<const Expr *> signedDivisionByConstant(Context &C, const Expr *N,
   unsigned Bits = T.bits();
   if (!T.isInt() || Bits < 8 || Bits > 64)
     return std::nullopt;
-  uint64_t Magnitude = D < 0 ? uint64_t(0) - uint64_t(D) : uint64_t(D);
-  if (Magnitude <= 1 || (Magnitude & (Magnitude - 1)) == 0)
+  if (magnitude(D) <= 1 || isPowerOfTwo(magnitude(D)))
     return std::nullopt;
   SignedMagic M = signedMagic(D, Bits);
   const Expr *Q = C.binary(Op::SMulHi, N, C.constant(T, M.Magic));
@@ -78,12 +83,10 @@ std::optional<const Expr *> signedDivisionByPowerOfTwo(Context &C,
                                                        int64_t D) {
   Type T = N->type();
   unsigned Bits = T.bits();
-  if (!T.isInt() || Bits < 2 || Bits > 64)
-    return std::nullopt;
   // The signed minimum is -2^(W-1) too: the bias 2^(W-1) - 1 makes the
   // quotient -1 for it alone, negated to 1.
-  uint64_t Magnitude = D < 0 ? uint64_t(0) - uint64_t(D) : uint64_t(D);
-  if (Magnitude <= 1 || (Magnitude & (Magnitude - 1)) != 0 ||
+  uint64_t Magnitude = magnitude(D);
+  if (!T.isInt() || Bits < 2 || Bits > 64 || !isPowerOfTwo(Magnitude) ||
       (Bits < 64 && Magnitude >> Bits != 0))
     return std::nullopt;
   unsigned K = unsigned(__builtin_ctzll(Magnitude));
@@ -187,7 +190,7 @@ unsignedDivisionByConstant(Context &C, const Expr *N, uint64_t D) {
     return std::nullopt;
   if (Bits < 64)
     D &= (uint64_t(1) << Bits) - 1;
-  if (D <= 1 || (D & (D - 1)) == 0)
+  if (D <= 1 || isPowerOfTwo(D))
     return std::nullopt;
   UnsignedMagic M = unsignedMagic(D, Bits);
   auto K = [&](uint64_t V) { return C.constant(T, V); };
