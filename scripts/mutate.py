@@ -118,10 +118,13 @@ def swap_operands(m):
 
 
 def in_reduce_region(lines, i):
-    depth = 0
+    """Whether line i lies inside a tt.reduce's combine region: a reduce
+    opens above it and no region closes (`}) : ...`) between them."""
     for j in range(i, -1, -1):
         if '"tt.reduce"' in lines[j] or "tt.reduce(" in lines[j]:
             return True
+        if j != i and lines[j].lstrip().startswith("})"):
+            return False
         if lines[j].startswith("  tt.func") or lines[j].startswith("tt.func"):
             return False
     return False

@@ -50,6 +50,21 @@ class Operators(unittest.TestCase):
                         changed = [i for i in range(len(lines)) if lines[i] != mutant[i]]
                         self.assertEqual(changed, [site[0]], f"{op.name} at {path}:{site[0] + 1}")
 
+    def test_reduce_combiner_stays_inside_the_region(self):
+        # An addf after a reduce (logsumexp's log(sum) + max) is not its
+        # combiner; the one inside is.
+        lines = [
+            "  tt.func public @k() {",
+            '    %r = "tt.reduce"(%x) <{axis = 1 : i32}> ({',
+            "    ^bb0(%a: f32, %b: f32):",
+            "      %s = arith.addf %a, %b : f32",
+            "      tt.reduce.return %s : f32",
+            "    }) : (tensor<8x64xf32>) -> tensor<8xf32>",
+            "    %t = arith.addf %r, %m : tensor<8xf32>",
+        ]
+        op = next(o for o in mutate.TRITON_OPERATORS if o.name == "reduce-combiner")
+        self.assertEqual([site[0] for site in op.sites(lines)], [3])
+
     def test_llvm_ir_swaps_parse(self):
         # Inlined libdevice names hold dots (%r.i.1.i46): a swap must move
         # whole names.
