@@ -10,6 +10,12 @@ using namespace stagecheck::ir;
 
 namespace {
 
+/// Two f32 values differ bit for bit (the value query's question).
+const Expr *bitsDiffer(Context &C, const Expr *A, const Expr *B) {
+  return C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, A, Type::i(32)),
+                C.cast(Op::Bitcast, B, Type::i(32)));
+}
+
 /// Testing finds an input, and the input makes the violation true.
 void expectFalsified(const Expr *Violation, const stages::FalsifyOptions &O) {
   std::optional<Env> Found = stages::falsify(Violation, O);
@@ -32,8 +38,7 @@ TEST(Falsify, FindsTheSignOfZeroThatAMaxPicks) {
     Strict = Strict ? Max(FCmpPredicate::Ogt, Strict, X) : X;
     Loose = Loose ? Max(FCmpPredicate::Oge, Loose, X) : X;
   }
-  const Expr *Differ = C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, Strict, Type::i(32)),
-                              C.cast(Op::Bitcast, Loose, Type::i(32)));
+  const Expr *Differ = bitsDiffer(C, Strict, Loose);
   stages::FalsifyOptions O;
   O.Trials = 16; // one round of every kind of trial
   expectFalsified(Differ, O);
@@ -101,9 +106,7 @@ TEST(Falsify, ShowsALargeSumAssociatedOtherwise) {
       Next.push_back(C.floatBinary(Op::FAdd, Tree[I], Tree[I + 1]));
     Tree = Next;
   }
-  const Expr *Differ =
-      C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, Folded, Type::i(32)),
-             C.cast(Op::Bitcast, Tree[0], Type::i(32)));
+  const Expr *Differ = bitsDiffer(C, Folded, Tree[0]);
   stages::FalsifyOptions O;
   O.Trials = 64;
   expectFalsified(Differ, O);
@@ -147,9 +150,7 @@ TEST(Falsify, PoisonsWhatOnlyTheTargetReads) {
       C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, 256)),
                     C.floatConst(F32, 0.0));
   const Expr *Target = C.floatBinary(Op::FAdd, Sum, Extra);
-  const Expr *Differ =
-      C.icmp(ICmpPredicate::Ne, C.cast(Op::Bitcast, Sum, Type::i(32)),
-             C.cast(Op::Bitcast, Target, Type::i(32)));
+  const Expr *Differ = bitsDiffer(C, Sum, Target);
   stages::FalsifyOptions O;
   O.Trials = 64;
   EXPECT_FALSE(stages::falsify(Differ, O)) << "found without the source side";
