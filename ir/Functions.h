@@ -78,6 +78,24 @@ Value cornerResult(const CornerCase &C, Type Result);
 
 /// The function named Name, or nullptr.
 const FunctionInfo *lookupFunction(std::string_view Name);
+
+/// What is known of an approximate instruction's .ftz form on a GPU
+/// architecture, beyond the PTX ISA (which defines the two forms apart).
+struct FtzForm {
+  /// op.ftz(x) == flush(op(flush(x))) for every x: the .ftz form is the
+  /// plain one with subnormal arguments and results flushed.
+  bool IsFlushedPlain = false;
+  /// The plain form never returns a subnormal, so flushing its result
+  /// changes nothing.
+  bool ResultNeverSubnormal = false;
+};
+
+/// The .ftz form of the unary approximate instruction Plain ("ex2.approx")
+/// on an argument of type T, for sm_SmVersion (90 for sm_90 and sm_90a).
+/// Known only where measured on the hardware over every f32 argument
+/// (scripts/ftz_relation.cu, docs/design-decisions.md); elsewhere nothing
+/// is known and the .ftz form stays a function of its own.
+FtzForm measuredFtzForm(std::string_view Plain, Type T, unsigned SmVersion);
 std::span<const FunctionInfo> allFunctions();
 
 } // namespace stagecheck::ir

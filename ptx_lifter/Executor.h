@@ -97,6 +97,9 @@ struct SiteInfo {
   const Module *Mod = nullptr; // resolves .loc; null for inline asm
   /// Inline asm: every effect's location (the call's).
   std::optional<ir::SourceLocation> FixedSource;
+  /// 90 for a module (or a kernel's inline asm) targeting sm_90 or
+  /// sm_90a; 0 when not known.
+  unsigned SmVersion = 0;
 };
 
 /// How many effects of each kind the model held before an instruction.

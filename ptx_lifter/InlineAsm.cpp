@@ -165,7 +165,8 @@ std::string operandName(size_t K) { return "$" + std::to_string(K); }
 std::vector<const Expr *>
 liftInlineAsm(ThreadModel &M, std::string_view Template,
               std::string_view Constraints, std::span<const Expr *const> Inputs,
-              const std::vector<Type> &OutputTypes, const Origin &From) {
+              const std::vector<Type> &OutputTypes, const Origin &From,
+              unsigned SmVersion) {
   Context &C = M.context();
   std::vector<Constraint> Cons = parseConstraints(Constraints, From);
   size_t Outputs = 0;
@@ -219,7 +220,7 @@ liftInlineAsm(ThreadModel &M, std::string_view Template,
   for (const RegisterDecl &D : Local)
     Registers.declare(D, "inline asm");
   Executor X(M, Registers, std::move(Names),
-             SiteInfo{"inline asm", nullptr, From.Loc});
+             SiteInfo{"inline asm", nullptr, From.Loc, SmVersion});
   FlowOptions Flow;
   Flow.AllowReturn = false;
   std::optional<PathState> End = PathMerger(X, Body, Flow).run(Start);

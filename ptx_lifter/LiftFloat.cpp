@@ -72,7 +72,7 @@ void liftApproximate(Step &S, PtxType T, unsigned Arity) {
   bool Ftz = S.has("ftz");
   std::string Name = approximateName(S);
   lanes(S, T, Arity, [&](std::span<const Expr *const> A) {
-    return sem::approximate(S.C, Name, Ftz, A);
+    return sem::approximate(S.C, Name, Ftz, A, S.X.site().SmVersion);
   });
 }
 

@@ -172,8 +172,8 @@ PtxLift liftPtxText(Context &C, std::string_view Text,
   if (!F.IsEntry)
     Model.setDeviceFunction(O.ParamExtension);
   PtxLift Result;
-  Executor X(Model, Registers, std::move(Names), SiteInfo{FileName, &M, {}},
-             &Result);
+  Executor X(Model, Registers, std::move(Names),
+             SiteInfo{FileName, &M, {}, targetSmVersion(M.Target)}, &Result);
   X.ContinueOnUnsupported = O.ContinueOnUnsupported;
   FlowOptions Flow;
   Flow.MaxUnroll = O.MaxUnroll;
@@ -196,6 +196,19 @@ PtxLift liftPtxFile(Context &C, const std::string &Path,
   std::ostringstream Text;
   Text << In.rdbuf();
   return liftPtxText(C, Text.str(), Path, Interface, O);
+}
+
+unsigned targetSmVersion(std::string_view Target) {
+  size_t At = Target.find("sm_");
+  if (At == std::string_view::npos)
+    return 0;
+  unsigned V = 0;
+  for (char Ch : Target.substr(At + 3)) {
+    if (Ch < '0' || Ch > '9')
+      break;
+    V = V * 10 + unsigned(Ch - '0');
+  }
+  return V;
 }
 
 } // namespace stagecheck::ptx

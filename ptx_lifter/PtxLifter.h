@@ -136,12 +136,18 @@ PtxLift liftPtxText(ir::Context &C, std::string_view Text,
 /// Each effect's Origin is {the PTX instruction, From.Loc}; the model's
 /// path condition (ThreadModel::setPathCondition) guards them. Throws
 /// ir::UnsupportedError for what the PTX lifter does not model and
-/// ir::InputError for a malformed template (both at From.Loc).
+/// ir::InputError for a malformed template (both at From.Loc). SmVersion
+/// is the kernel's target (90 for sm_90a; 0 when not known).
 std::vector<const ir::Expr *>
 liftInlineAsm(ThreadModel &M, std::string_view Template,
               std::string_view Constraints,
               std::span<const ir::Expr *const> Inputs,
-              const std::vector<ir::Type> &OutputTypes, const ir::Origin &From);
+              const std::vector<ir::Type> &OutputTypes, const ir::Origin &From,
+              unsigned SmVersion);
+
+/// 90 for a .target of sm_90 or sm_90a (the digits after "sm_"); 0 when
+/// the target names no sm version.
+unsigned targetSmVersion(std::string_view Target);
 
 } // namespace stagecheck::ptx
 

@@ -1,6 +1,7 @@
 #include "ptx_lifter/Semantics.h"
 
 #include "ir/Errors.h"
+#include "ir/Functions.h"
 
 using namespace stagecheck::ir;
 
@@ -66,7 +67,17 @@ const Expr *saturate(Context &C, const Expr *A, bool Ftz) {
 }
 
 const Expr *approximate(Context &C, std::string_view Name, bool Ftz,
-                        std::span<const Expr *const> Args) {
+                        std::span<const Expr *const> Args,
+                        unsigned SmVersion) {
+  Type T = Args[0]->type();
+  if (Ftz && Args.size() == 1) {
+    ir::FtzForm Form = ir::measuredFtzForm(Name, T, SmVersion);
+    if (Form.IsFlushedPlain) {
+      const Expr *Flushed[] = {flush(C, Args[0], true)};
+      const Expr *Plain = C.call(std::string(Name), T, Flushed);
+      return Form.ResultNeverSubnormal ? Plain : flush(C, Plain, true);
+    }
+  }
   std::string Function(Name);
   if (Ftz)
     Function += ".ftz";

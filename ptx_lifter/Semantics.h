@@ -50,10 +50,13 @@ const ir::Expr *saturate(ir::Context &C, const ir::Expr *A);
 /// before the clamp.
 const ir::Expr *saturate(ir::Context &C, const ir::Expr *A, bool Ftz);
 /// An approximate instruction: Name is its PTX spelling without type and
-/// .ftz ("ex2.approx", "rsqrt.approx", "div.full", "sqrt.approx"); the
-/// .ftz form is a function of its own.
+/// .ftz ("ex2.approx", "rsqrt.approx", "div.full", "sqrt.approx"), for
+/// sm_SmVersion (0: not known). The .ftz form is the plain one between
+/// flushes where that was measured on the hardware (ir::measuredFtzForm),
+/// else a function of its own.
 const ir::Expr *approximate(ir::Context &C, std::string_view Name, bool Ftz,
-                            std::span<const ir::Expr *const> Args);
+                            std::span<const ir::Expr *const> Args,
+                            unsigned SmVersion);
 
 enum class ShuffleMode { Up, Down, Butterfly, Index };
 /// shfl.sync.MODE.b32 d|p, a, b, c, membermask, as an exchange of kind

@@ -33,6 +33,16 @@ namespace stagecheck::stages {
 
 namespace {
 
+/// The sm version of a PTX text's .target directive (0 when none).
+unsigned ptxTarget(const std::string &PtxText) {
+  size_t At = PtxText.find(".target");
+  if (At == std::string::npos)
+    return 0;
+  size_t End = PtxText.find('\n', At);
+  return ptx::targetSmVersion(
+      std::string_view(PtxText).substr(At, End == std::string::npos ? End : End - At));
+}
+
 using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point Start) {
@@ -408,6 +418,11 @@ private:
     llvmir::LlvmLiftOptions LO;
     LO.LoopBound = Options.Check.LoopBound;
     LO.FpFusion = Options.FpFusion;
+    // Triton's LLVM IR names no target; it runs where its PTX runs, so the
+    // PTX's .target is its architecture (what a .ftz form means depends on
+    // it: ir::measuredFtzForm).
+    if (TargetStage == ThreadStage::Ptx)
+      LO.Capability = ptxTarget(PtxFile.Text);
     ptx::PtxLiftOptions PO;
     PO.LoopBound = Options.Check.LoopBound;
     PO.Kernel = Interface.Kernel;

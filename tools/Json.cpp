@@ -36,13 +36,26 @@ static llvm::json::Value counterexampleJson(const stages::Counterexample &X) {
                             {"buffer", Key.first},
                             {"index", int64_t(Key.second)},
                             {"value", valueJson(V)}});
+  // The values the counterexample takes for uninterpreted functions
+  // (approximate instructions) where nothing fixes them: it shows a
+  // difference only if the hardware computes these.
+  Array Assumed;
+  for (const ir::Env::CallPoint &P : X.Inputs.calls()) {
+    Array Arguments;
+    for (const ir::Value &A : P.Args)
+      Arguments.push_back(valueJson(A));
+    Assumed.push_back(Object{{"function", P.Function},
+                             {"arguments", std::move(Arguments)},
+                             {"value", valueJson(P.Result)}});
+  }
   Array Notes;
   for (const std::string &N : X.Notes)
     Notes.push_back(N);
   Object J{{"query", X.Query},
            {"explanation", X.Explanation},
            {"notes", std::move(Notes)},
-           {"inputs", std::move(Inputs)}};
+           {"inputs", std::move(Inputs)},
+           {"assumed", std::move(Assumed)}};
   if (X.Index) {
     J["buffer"] = X.Buffer;
     J["index"] = int64_t(*X.Index);
@@ -128,6 +141,23 @@ std::optional<stages::Counterexample> counterexampleFromJson(const Object &J) {
         X.Inputs.setRead(Buffer->str(), uint64_t(O->getInteger("index").value_or(0)), *V);
       else
         X.Inputs.setSymbol(O->getString("name").value_or("").str(), *V);
+    }
+  if (const Array *Assumed = J.getArray("assumed"))
+    for (const llvm::json::Value &A : *Assumed) {
+      const Object *O = A.getAsObject();
+      const Array *Arguments = O ? O->getArray("arguments") : nullptr;
+      std::optional<ir::Value> V = O ? valueFromJson(O->get("value")) : std::nullopt;
+      if (!Arguments || !V)
+        return std::nullopt;
+      std::vector<ir::Value> Args;
+      for (const llvm::json::Value &Arg : *Arguments) {
+        std::optional<ir::Value> AV = valueFromJson(&Arg);
+        if (!AV)
+          return std::nullopt;
+        Args.push_back(*AV);
+      }
+      X.Inputs.setCall(O->getString("function").value_or("").str(),
+                       std::move(Args), *V);
     }
   if (auto B = J.getString("buffer")) {
     X.Buffer = B->str();

@@ -208,8 +208,10 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
     O.Check = Options;
     O.Libdevice = Options.Libdevice;
     O.Interface = llvmir::inferInterface(Target);
-    if (!Meta.empty())
+    if (!Meta.empty()) {
       O.LinkedLibdevice = stages::linkedLibdevice(Meta);
+      O.Capability = unsigned(bundle::readKernelMetadata(Meta).Capability);
+    }
     return stages::checkTtgirToLlir(C, Source, Target, O);
   }
   // Two files of one stage (a mutant against its original): the same

@@ -85,7 +85,8 @@ Lanes FunctionLifter::liftInlineAsm(const llvm::CallBase &Call) {
                         : scalarType(T));
   std::vector<const Expr *> Results =
       ptx::liftInlineAsm(M, Asm->getAsmString(), Asm->getConstraintString(),
-                         Inputs, OutputTypes, origin(spell(Call)));
+                         Inputs, OutputTypes, origin(spell(Call)),
+                         Facts.SmVersion);
   if (Results.size() != Outputs.size())
     unsupported("inline asm with " + std::to_string(Outputs.size()) +
                 " outputs lifted to " + std::to_string(Results.size()));

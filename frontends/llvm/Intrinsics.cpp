@@ -109,7 +109,7 @@ Lanes FunctionLifter::liftNvvmArithmetic(const llvm::CallBase &Call,
       N.is({"cos", "approx"})) {
     std::string Function = (P[0] + "." + P[1]).str();
     return Each([&, Function](Args A) {
-      return ptx::sem::approximate(C, Function, Ftz, A);
+      return ptx::sem::approximate(C, Function, Ftz, A, Facts.SmVersion);
     });
   }
   // llvm.nvvm.round/trunc/floor/ceil are cvt.rni/rzi/rmi/rpi of a float to

@@ -332,5 +332,32 @@ expect 0 "verdict: proved" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_
 embedding_mutant emb_past 's/%tmp6 = arith.constant dense<32> : tensor<8x1xi64>/%tmp6 = arith.constant dense<33> : tensor<8x1xi64>/'
 expect 2 "data-dependent loads: an address that depends on the data may lie outside its tensor (arg0_1" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_past"
 
+# On sm_90 a .ftz approximate instruction is its plain form between flushes
+# (measured over every f32 input by scripts/ftz_relation.cu). libdevice's
+# rsqrtf picks rsqrt.approx.ftz or rsqrt.approx by __nvvm_reflect; its
+# answer turned around is then the same kernel, since the argument
+# (a sum plus 1e-6) is never subnormal. The metadata gives the
+# architecture; told sm_80, where nothing was measured, the two forms stay
+# apart and the check does not prove.
+r=$(dirname "$0")/../../bench/heldout2/inductor_rsqrt_scale/kernels/triton_per_fused_add_mul_rsqrt_sum_0/triton_per_fused_add_mul_rsqrt_sum_0
+triton_libdevice=$(dirname "$0")/../stages/ttgir_to_llir/libdevice/triton-3.6.0-libdevice.10.bc
+sed '98s/%.not.i7 = icmp eq i32 %93, 0/%.not.i7 = icmp ne i32 %93, 0/' "$r.llir" >"$tmp/rsqrt_reflect.llir"
+cmp -s "$r.llir" "$tmp/rsqrt_reflect.llir" && { echo "FAIL: rsqrt reflect mutant changed nothing"; fails=$((fails + 1)); }
+expect 0 "verdict: proved" -- "$stagecheck" check --from ttgir --to llir --meta "$r.json" --libdevice "$triton_libdevice" "$r.ttgir" "$tmp/rsqrt_reflect.llir"
+sed 's/"arch": 90/"arch": 80/' "$r.json" >"$tmp/rsqrt_sm80.json"
+expect 2 "verdict: unknown" -- "$stagecheck" check --from ttgir --to llir --timeout-ms 2000 --meta "$tmp/rsqrt_sm80.json" --libdevice "$triton_libdevice" "$r.ttgir" "$tmp/rsqrt_reflect.llir"
+
+# The PTX's ex2.approx made .ftz flushes the subnormal exponentials the
+# LLVM IR keeps: a counterexample. Its value of ex2.approx is one no
+# table fixes, so the report lists it as assumed, in the text and in the
+# JSON report.
+cp -r "$(dirname "$0")/../corpus/bug_g_softmax_nomax" "$tmp/ex2_ftz"
+g=$tmp/ex2_ftz/kernels/softmax_nomax_kernel/softmax_nomax_kernel
+sed -i 's/ex2.approx.f32/ex2.approx.ftz.f32/' "$g.ptx"
+expect 1 "assumed ex2.approx(" -- "$stagecheck" audit --stages 'llir->ptx' --json "$tmp/ex2_ftz.json" "$tmp/ex2_ftz"
+/usr/bin/env python3 "$(dirname "$0")/../bundle/validate_json.py" "$(dirname "$0")/../../docs/audit-report.schema.json" "$tmp/ex2_ftz.json" ||
+  { echo "FAIL: the ex2 mutant's report does not follow the schema"; fails=$((fails + 1)); }
+grep -q '"function": "ex2.approx"' "$tmp/ex2_ftz.json" || { echo "FAIL: no assumed ex2.approx in the JSON report"; fails=$((fails + 1)); }
+
 if [[ $fails -ne 0 ]]; then echo "$fails CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"

@@ -246,7 +246,7 @@ TEST(CorpusInlineAsm, EveryTemplateLifts) {
       std::vector<const Expr *> R;
       try {
         R = ptx::liftInlineAsm(M, A.Template, A.Constraints, Inputs, Outs,
-                               From);
+                               From, /*SmVersion=*/90);
       } catch (const std::exception &E) {
         ADD_FAILURE() << K.Llir << ":" << A.Line << ": " << E.what();
         continue;

@@ -36,7 +36,8 @@ struct Caller {
                                 std::string_view Constraints,
                                 std::vector<const Expr *> Inputs,
                                 std::vector<Type> Outputs) {
-    return liftInlineAsm(M, Template, Constraints, Inputs, Outputs, From);
+    return liftInlineAsm(M, Template, Constraints, Inputs, Outputs, From,
+                         /*SmVersion=*/90);
   }
 };
 
@@ -81,7 +82,8 @@ TEST(InlineAsm, SameExpressionAsThePtxFile) {
                             C.constant(Type::i(32), 0));
   const Expr *Inputs[] = {Pointer, Flag};
   auto R =
-      liftInlineAsm(M, Load, "=r,l,b", Inputs, {Type::f32()}, {"call", {}});
+      liftInlineAsm(M, Load, "=r,l,b", Inputs, {Type::f32()}, {"call", {}},
+                    /*SmVersion=*/90);
   EXPECT_EQ(R[0], L.Thread.Effects.Writes.at(0).Value)
       << printExpr(R[0]) << "\n"
       << printExpr(L.Thread.Effects.Writes.at(0).Value);

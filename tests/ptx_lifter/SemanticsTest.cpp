@@ -4,6 +4,7 @@
 #include "TestUtil.h"
 
 #include "ir/Errors.h"
+#include "ir/Text.h"
 
 #include <gtest/gtest.h>
 
@@ -421,10 +422,57 @@ TEST(PtxApproximate, NamedFunctions) {
   const Expr *Div = V->operand(0);
   ASSERT_EQ(Div->op(), Op::Call);
   EXPECT_EQ(Div->name(), "div.full");
-  ASSERT_EQ(Div->operand(0)->op(), Op::Call);
-  EXPECT_EQ(Div->operand(0)->name(), "ex2.approx.ftz");
+  // On sm_90 (the kernel's .target) ex2.approx.ftz is ex2.approx between
+  // flushes, as measured on the hardware (ir::measuredFtzForm).
+  const Expr *Ex2 = Div->operand(0);
+  ASSERT_EQ(Ex2->op(), Op::FFlushSubnormal);
+  ASSERT_EQ(Ex2->operand(0)->op(), Op::Call);
+  EXPECT_EQ(Ex2->operand(0)->name(), "ex2.approx");
+  EXPECT_EQ(Ex2->operand(0)->operand(0)->op(), Op::FFlushSubnormal);
   // The store reinterprets the bits as the buffer's f32.
   EXPECT_EQ(V->type(), Type::f32());
+}
+
+// Whether a .ftz form is its plain form between flushes was measured on
+// sm_90 only; elsewhere the two stay functions of their own.
+TEST(PtxApproximate, FtzFormsRelatedOnlyWhereMeasured) {
+  const std::string Body = "ld.param.b32 %r1, [k_param_1];\n"
+                           "rsqrt.approx.ftz.f32 %r2, %r1;\n"
+                           "rsqrt.approx.f32 %r3, %r1;\n"
+                           "ex2.approx.f32 %r4, %r1;\n"
+                           "ld.param.b64 %rd1, [k_param_0];\n"
+                           "st.global.v2.b32 [%rd1], {%r2, %r3};\n"
+                           "st.global.b32 [%rd1+8], %r4;\nret;";
+  auto Values = [&](const std::string &Target) {
+    Context C;
+    std::string Ptx = kernel(Body, {Type::f32()});
+    Ptx.replace(Ptx.find("sm_90a"), 6, Target);
+    stagecheck::ptx::PtxLift L = stagecheck::ptx::liftPtxText(
+        C, Ptx, "k.ptx", interface(Type::f32(), {Type::f32()}),
+        stagecheck::ptx::PtxLiftOptions{});
+    std::vector<std::string> Out;
+    for (const auto &W : L.Thread.Effects.Writes)
+      Out.push_back(printExpr(W.Value));
+    return Out;
+  };
+  // sm_90: rsqrt's results are never subnormal, so only its argument is
+  // flushed; a plain form stays as it is.
+  auto Has = [](const std::string &Text, const char *Part) {
+    return Text.find(Part) != std::string::npos;
+  };
+  std::vector<std::string> Sm90 = Values("sm_90a");
+  ASSERT_EQ(Sm90.size(), 3u);
+  EXPECT_TRUE(Has(Sm90[0], "fftz") && Has(Sm90[0], "call @rsqrt.approx(") &&
+              !Has(Sm90[0], "rsqrt.approx.ftz"))
+      << Sm90[0];
+  EXPECT_FALSE(Has(Sm90[1], "fftz")) << Sm90[1];
+  EXPECT_TRUE(!Has(Sm90[2], "fftz") && Has(Sm90[2], "call @ex2.approx("))
+      << Sm90[2];
+  std::vector<std::string> Sm80 = Values("sm_80");
+  ASSERT_EQ(Sm80.size(), 3u);
+  EXPECT_TRUE(Has(Sm80[0], "call @rsqrt.approx.ftz(") && !Has(Sm80[0], "fftz"))
+      << Sm80[0];
+  EXPECT_EQ(Sm80[2].find("fftz"), std::string::npos) << Sm80[2];
 }
 
 TEST(PtxErrors, UnsupportedAndIllTyped) {
