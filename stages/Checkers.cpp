@@ -204,6 +204,7 @@ PairResult llirToPtx(ir::Context &C, const bundle::Manifest &M,
                                  " lists no LLVM IR or no PTX file");
   LlirToPtxOptions P;
   P.Check = O;
+  P.Check.SmVersion = unsigned(M.Capability);
   std::string Meta = L->file("metadata");
   if (!Meta.empty())
     P.FpFusion = bundle::readKernelMetadata(Meta).FpFusion;

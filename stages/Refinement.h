@@ -104,6 +104,11 @@ struct CheckOptions {
   /// libdevice calls their bodies' meaning; empty: the kernel metadata's,
   /// else the CUDA toolkit's.
   std::string Libdevice;
+  /// The architecture the kernel was compiled for (90 for sm_90), from its
+  /// metadata; 0: what each stage file says, else not known. What an
+  /// approximate instruction's .ftz form means depends on it
+  /// (ir::measuredFtzForm).
+  unsigned SmVersion = 0;
 };
 
 PairResult checkRefinement(ir::Context &C, const ir::Effects &Source,

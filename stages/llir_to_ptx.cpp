@@ -418,10 +418,11 @@ private:
     llvmir::LlvmLiftOptions LO;
     LO.LoopBound = Options.Check.LoopBound;
     LO.FpFusion = Options.FpFusion;
-    // Triton's LLVM IR names no target; it runs where its PTX runs, so the
-    // PTX's .target is its architecture (what a .ftz form means depends on
+    // Triton's LLVM IR names no target: the metadata's architecture, else
+    // its PTX's .target, where it runs (what a .ftz form means depends on
     // it: ir::measuredFtzForm).
-    if (TargetStage == ThreadStage::Ptx)
+    LO.Capability = Options.Check.SmVersion;
+    if (!LO.Capability && TargetStage == ThreadStage::Ptx)
       LO.Capability = ptxTarget(PtxFile.Text);
     ptx::PtxLiftOptions PO;
     PO.LoopBound = Options.Check.LoopBound;

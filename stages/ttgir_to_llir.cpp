@@ -1175,6 +1175,7 @@ PairResult checkSameCta(Context &C, const std::string &SourceText,
   try {
     TtgirToLlirOptions TO;
     TO.Check = O;
+    TO.Capability = O.SmVersion;
     LlvmSide S = liftCta(C, SourceText, SourceName, Interface, TO);
     LlvmSide T = liftCta(C, TargetText, TargetName, Interface, TO);
     if (S.Threads.size() != T.Threads.size())
@@ -1219,6 +1220,7 @@ TtgirToLlirOptions optionsForLaunch(const bundle::Manifest &M,
                                     const CheckOptions &O) {
   TtgirToLlirOptions T;
   T.Check = O;
+  T.Check.SmVersion = unsigned(M.Capability);
   T.Capability = unsigned(M.Capability);
   T.Interface = L.interface(M.Tensors);
   std::string Meta = L.file("metadata");

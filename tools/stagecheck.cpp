@@ -208,10 +208,9 @@ stages::PairResult checkPair(ir::Context &C, const std::string &From,
     O.Check = Options;
     O.Libdevice = Options.Libdevice;
     O.Interface = llvmir::inferInterface(Target);
-    if (!Meta.empty()) {
+    O.Capability = Options.SmVersion;
+    if (!Meta.empty())
       O.LinkedLibdevice = stages::linkedLibdevice(Meta);
-      O.Capability = unsigned(bundle::readKernelMetadata(Meta).Capability);
-    }
     return stages::checkTtgirToLlir(C, Source, Target, O);
   }
   // Two files of one stage (a mutant against its original): the same
@@ -384,8 +383,9 @@ int runCheck(int Argc, char **Argv) {
       "to", "stage of the target file (sir, ttgir, ptx)",
       cxxopts::value<std::string>()->default_value("sir"))(
       "meta",
-      "Triton's metadata of the kernel (<kernel>.json): enable_fp_fusion "
-      "decides whether the PTX may fuse an fmul into an add (default: yes)",
+      "Triton's metadata of the kernel (<kernel>.json): its fp fusion, "
+      "architecture and libdevice (ttgir -> llir, llir -> ptx, llir -> "
+      "llir; default: SOURCE's <stem>.json beside it, when there is one)",
       cxxopts::value<std::string>())(
       "libdevice",
       "the libdevice.10.bc the kernel was linked with (ttgir -> llir; "
@@ -434,6 +434,21 @@ int runCheck(int Argc, char **Argv) {
 
   std::string From = P["from"].as<std::string>(), To = P["to"].as<std::string>();
   std::string Meta = P.count("meta") ? P["meta"].as<std::string>() : "";
+  // A bundle keeps a kernel's metadata beside its stage files; without it
+  // a check of those files would not know the libdevice or architecture
+  // the audit of the same bundle uses.
+  bool MetaBeside = false;
+  if (Meta.empty() && ((From == "ttgir" && To == "llir") ||
+                       (From == "llir" && (To == "ptx" || To == "llir")))) {
+    std::filesystem::path Beside =
+        std::filesystem::path(Files[0]).replace_extension(".json");
+    if (std::filesystem::is_regular_file(Beside)) {
+      Meta = Beside.string();
+      MetaBeside = true;
+    }
+  }
+  if (!Meta.empty())
+    Options.SmVersion = unsigned(bundle::readKernelMetadata(Meta).Capability);
   std::string Function =
       P.count("function") ? P["function"].as<std::string>() : "";
   if (!Function.empty() && !(From == "llir" && To == "ptx"))
@@ -480,6 +495,9 @@ int runCheck(int Argc, char **Argv) {
   std::cout << "check " << Files[0] << " -> " << Files[1] << "   "
             << smt::spelling(Options.Arithmetic) << " ("
             << smt::meaning(Options.Arithmetic) << ")\n";
+  if (MetaBeside)
+    std::cout << "  metadata: " << Meta
+              << " (beside the source; --meta names another)\n";
   stages::printPairResult(std::cout, R);
   int Exit = stages::exitCode(R.Kind);
   std::cout << "verdict: " << stages::spelling(R.Kind);

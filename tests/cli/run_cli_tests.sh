@@ -332,6 +332,15 @@ expect 0 "verdict: proved" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_
 embedding_mutant emb_past 's/%tmp6 = arith.constant dense<32> : tensor<8x1xi64>/%tmp6 = arith.constant dense<33> : tensor<8x1xi64>/'
 expect 2 "data-dependent loads: an address that depends on the data may lie outside its tensor (arg0_1" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_past"
 
+# `check` of a bundle's kernel files reads the metadata beside them, as the
+# audit does: gelu's erff from the CUDA toolkit's libdevice differs from
+# the copy Triton linked (named by the metadata, absent here), so the
+# difference found is the libraries', unknown; with that copy given, proved.
+gl=$(dirname "$0")/../corpus/inductor_gelu/kernels/triton_poi_fused_gelu_0/triton_poi_fused_gelu_0
+expect 2 "give it with --libdevice" -- "$stagecheck" check --from ttgir --to llir "$gl.ttgir" "$gl.llir"
+also "metadata: .*triton_poi_fused_gelu_0.json (beside the source" "check names the metadata it read"
+expect 0 "verdict: proved" -- "$stagecheck" check --from ttgir --to llir --libdevice "$(dirname "$0")/../stages/ttgir_to_llir/libdevice/triton-3.6.0-libdevice.10.bc" "$gl.ttgir" "$gl.llir"
+
 # On sm_90 a .ftz approximate instruction is its plain form between flushes
 # (measured over every f32 input by scripts/ftz_relation.cu). libdevice's
 # rsqrtf picks rsqrt.approx.ftz or rsqrt.approx by __nvvm_reflect; its
