@@ -247,6 +247,26 @@ const FunctionInfo *lookupFunction(std::string_view Name) {
 
 std::span<const FunctionInfo> allFunctions() { return Table; }
 
+std::span<const ExactPoint> exactPoints(std::string_view Name) {
+  struct Points {
+    std::string_view Name;
+    ExactPoint At[1];
+  };
+  static const Points Table[] = {
+      {"exp", {{0, 1}}},    {"exp2", {{0, 1}}},  {"expm1", {{0, 0}}},
+      {"log", {{1, 0}}},    {"log2", {{1, 0}}},  {"log10", {{1, 0}}},
+      {"log1p", {{0, 0}}},  {"sin", {{0, 0}}},   {"cos", {{0, 1}}},
+      {"tan", {{0, 0}}},    {"asin", {{0, 0}}},  {"acos", {{1, 0}}},
+      {"atan", {{0, 0}}},   {"sinh", {{0, 0}}},  {"cosh", {{0, 1}}},
+      {"tanh", {{0, 0}}},   {"asinh", {{0, 0}}}, {"acosh", {{1, 0}}},
+      {"atanh", {{0, 0}}},  {"erf", {{0, 0}}},   {"erfc", {{0, 1}}},
+      {"rsqrt", {{1, 1}}},  {"cbrt", {{0, 0}}}};
+  for (const Points &P : Table)
+    if (P.Name == Name)
+      return P.At;
+  return {};
+}
+
 FtzForm measuredFtzForm(std::string_view Plain, Type T, unsigned SmVersion) {
   // Measured on an NVIDIA H200 (sm_90, driver 580.159.04) by
   // scripts/ftz_relation.cu over all 2^32 f32 arguments: every .ftz form

@@ -79,6 +79,17 @@ Value cornerResult(const CornerCase &C, Type Result);
 /// The function named Name, or nullptr.
 const FunctionInfo *lookupFunction(std::string_view Name);
 
+/// A mathematical function's exact value at a simple argument: exp(0) = 1.
+struct ExactPoint {
+  double Argument, Result;
+};
+
+/// The exact points of the mathematical function Name ("expm1", not
+/// "__nv_expm1f" or "ex2.approx"), at 0 and 1 where its value there is a
+/// small integer; empty for any other function. The real encoding fixes
+/// them, so `x > 0 ? x : expm1(x)` and `x >= 0 ? ...` are one function.
+std::span<const ExactPoint> exactPoints(std::string_view Name);
+
 /// What is known of an approximate instruction's .ftz form on a GPU
 /// architecture, beyond the PTX ISA (which defines the two forms apart).
 struct FtzForm {

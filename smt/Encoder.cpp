@@ -112,10 +112,19 @@ z3::expr Encoder::callArgument(const Expr *Call, z3::expr A) {
   return A;
 }
 
-/// The PTX ISA's corner cases (ir::cornerCaseResult) around the free value
-/// of the function, tested on the argument as the function reads it.
-z3::expr Encoder::withCornerCases(const Expr *Call, const z3::expr &A,
+/// Around the free value of the function: in IEEE mode the PTX ISA's
+/// corner cases (ir::cornerCaseResult), tested on the argument as the
+/// function reads it; over the reals its exact points (ir::exactPoints).
+z3::expr Encoder::withFixedPoints(const Expr *Call, const z3::expr &A,
                                   z3::expr Free) {
+  // Over the reals a mathematical function is itself: its exact points hold.
+  if (M == Mode::Real && A.is_real()) {
+    z3::expr Out = Free;
+    for (const ExactPoint &P : exactPoints(Call->name()))
+      Out = z3::ite(A == Z.real_val(int(P.Argument)),
+                    Z.real_val(int(P.Result)), Out);
+    return Out;
+  }
   const FunctionInfo *F = lookupFunction(Call->name());
   if (!F || F->CornerCases.empty() || M != Mode::IEEE ||
       Call->type() != Type::f32() || Call->operand(0)->type() != Type::f32())
@@ -195,7 +204,7 @@ z3::expr Encoder::encodeNode(const Expr *E) {
     for (unsigned I = 0; I < E->numOperands(); ++I)
       Args.push_back(callArgument(E, operand(E, I)));
     z3::expr Free = EliminateArrays ? eliminated(E) : function(E)(Args);
-    return Args.size() == 1 ? withCornerCases(E, Args[0], Free) : Free;
+    return Args.size() == 1 ? withFixedPoints(E, Args[0], Free) : Free;
   }
   case OpCategory::IntBinary:
   case OpCategory::IntUnary:

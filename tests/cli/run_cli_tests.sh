@@ -332,6 +332,18 @@ expect 0 "verdict: proved" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_
 embedding_mutant emb_past 's/%tmp6 = arith.constant dense<32> : tensor<8x1xi64>/%tmp6 = arith.constant dense<33> : tensor<8x1xi64>/'
 expect 2 "data-dependent loads: an address that depends on the data may lie outside its tensor (arg0_1" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/emb_past"
 
+# Over the reals expm1(0) = 0, so ELU's `x > 0 ? x : expm1(x)` made
+# `x >= 0` is the same function (FX -> TTIR proves it); the comparison
+# turned around (`x < 0`) is a counterexample.
+cp -r "$(dirname "$0")/../../bench/heldout2/inductor_elu" "$tmp/elu_oge"
+t=$(ls "$tmp"/elu_oge/kernels/*/*.ttir)
+sed -i '19s/%tmp2_6 = arith.cmpf ogt/%tmp2_6 = arith.cmpf oge/' "$t"
+expect 0 "FX -> TTIR *proved" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/elu_oge"
+cp -r "$(dirname "$0")/../../bench/heldout2/inductor_elu" "$tmp/elu_olt"
+t=$(ls "$tmp"/elu_olt/kernels/*/*.ttir)
+sed -i '19s/%tmp2_6 = arith.cmpf ogt/%tmp2_6 = arith.cmpf olt/' "$t"
+expect 1 "the kernel does not compute the reference" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/elu_olt"
+
 # `check` of a bundle's kernel files reads the metadata beside them, as the
 # audit does: gelu's erff from the CUDA toolkit's libdevice differs from
 # the copy Triton linked (named by the metadata, absent here), so the

@@ -129,6 +129,38 @@ TEST(Solver, FunctionsEvenAtZeroCannotTellItsSignsApart) {
   }
 }
 
+TEST(Solver, OverTheRealsFunctionsKeepTheirExactPoints) {
+  // x > 0 ? x : expm1(x) against x >= 0 ? x : expm1(x) (ELU's comparison
+  // made non-strict): one function, as expm1(0) = 0 ...
+  Context C;
+  const Expr *X = C.symbol("x", Type::f32());
+  const Expr *Zero = C.floatConst(Type::f32(), 0.0);
+  auto Elu = [&](FCmpPredicate P, const char *F) {
+    const Expr *Fx = C.call(F, Type::f32(), std::span(&X, 1));
+    return C.select(C.fcmp(P, X, Zero), X, Fx);
+  };
+  auto Differ = [&](const char *F) {
+    return C.fcmp(FCmpPredicate::One, Elu(FCmpPredicate::Ogt, F),
+                  Elu(FCmpPredicate::Oge, F));
+  };
+  EXPECT_EQ(smt::solve({"elu", Differ("expm1"), {}, smt::Mode::Real}, {}).Kind,
+            smt::Outcome::Proved);
+  // ... not with exp (exp(0) = 1), nor with a function the table does not
+  // know: there the value at 0 is free.
+  for (const char *F : {"exp", "__nv_expm1f"})
+    EXPECT_EQ(smt::solve({"elu", Differ(F), {}, smt::Mode::Real}, {}).Kind,
+              smt::Outcome::Counterexample)
+        << F;
+  // The points hold over the reals only: IEEE mode leaves exp free.
+  const Expr *AtZero = C.call("exp", Type::f32(), std::span(&Zero, 1));
+  const Expr *NotOne = C.fcmp(FCmpPredicate::One, AtZero,
+                              C.floatConst(Type::f32(), 1.0));
+  EXPECT_EQ(smt::solve({"exp(0)", NotOne, {}, smt::Mode::Real}, {}).Kind,
+            smt::Outcome::Proved);
+  EXPECT_EQ(smt::solve({"exp(0)", NotOne, {}, smt::Mode::IEEE}, {}).Kind,
+            smt::Outcome::Counterexample);
+}
+
 TEST(Solver, FtzFunctionsReadSubnormalArgumentsAsZero) {
   Context C;
   const Expr *X = C.symbol("x", Type::f32());
