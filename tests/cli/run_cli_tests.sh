@@ -31,6 +31,16 @@ also() { # also PATTERN WHAT: the last expect's output holds PATTERN too
   fi
 }
 
+mutant_of() { # mutant_of NAME BUNDLE EXT SED-SCRIPT: $tmp/NAME, BUNDLE with its kernel's .EXT edited
+  cp -r "$2" "$tmp/$1"
+  local edited original
+  edited=$(ls "$tmp/$1"/kernels/*/*."$3") original=$(ls "$2"/kernels/*/*."$3")
+  sed -i "$4" "$edited"
+  if cmp -s "$original" "$edited"; then
+    echo "FAIL: mutant $1 changed nothing"; fails=$((fails + 1))
+  fi
+}
+
 expect 0 "usage: stagecheck" -- "$stagecheck" --help
 expect 0 "Z3 4" -- "$stagecheck" --version
 expect 0 "SOURCE TARGET" -- "$stagecheck" check --help
@@ -170,13 +180,10 @@ expect 1 "verdict: counterexample" -- "$stagecheck" check --from llir --to ptx "
 # decided, differ there too (all zeros: log 64 against 0). The guard's own
 # constant made 1, a change on infinite maxima only, stays unknown: no
 # proof is drawn from reading the guard for finite values.
-cp -r "$(dirname "$0")/../../bench/heldout2/inductor_logsumexp" "$tmp/logsumexp_mul"
-t=$(ls "$tmp"/logsumexp_mul/kernels/*/*.ttir)
-sed -i '63s/%tmp17 = arith.addf %tmp16, %tmp9_17/%tmp17 = arith.mulf %tmp16, %tmp9_17/' "$t"
+heldout2=$(dirname "$0")/../../bench/heldout2
+mutant_of logsumexp_mul "$heldout2/inductor_logsumexp" ttir '63s/%tmp17 = arith.addf %tmp16, %tmp9_17/%tmp17 = arith.mulf %tmp16, %tmp9_17/'
 expect 1 "they differ by 4.15888" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/logsumexp_mul"
-cp -r "$(dirname "$0")/../../bench/heldout2/inductor_logsumexp" "$tmp/logsumexp_guard"
-t=$(ls "$tmp"/logsumexp_guard/kernels/*/*.ttir)
-sed -i '15s/dense<0.000000e+00>/dense<1.000000e+00>/' "$t"
+mutant_of logsumexp_guard "$heldout2/inductor_logsumexp" ttir '15s/dense<0.000000e+00>/dense<1.000000e+00>/'
 expect 2 "FX -> TTIR *unknown" -- "$stagecheck" audit --stages 'fx->ttir' --timeout-ms 2000 "$tmp/logsumexp_guard"
 
 # ELU's 128 stores each compute an inlined expm1f, one element per thread.
@@ -335,13 +342,9 @@ expect 2 "data-dependent loads: an address that depends on the data may lie outs
 # Over the reals expm1(0) = 0, so ELU's `x > 0 ? x : expm1(x)` made
 # `x >= 0` is the same function (FX -> TTIR proves it); the comparison
 # turned around (`x < 0`) is a counterexample.
-cp -r "$(dirname "$0")/../../bench/heldout2/inductor_elu" "$tmp/elu_oge"
-t=$(ls "$tmp"/elu_oge/kernels/*/*.ttir)
-sed -i '19s/%tmp2_6 = arith.cmpf ogt/%tmp2_6 = arith.cmpf oge/' "$t"
+mutant_of elu_oge "$heldout2/inductor_elu" ttir '19s/%tmp2_6 = arith.cmpf ogt/%tmp2_6 = arith.cmpf oge/'
 expect 0 "FX -> TTIR *proved" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/elu_oge"
-cp -r "$(dirname "$0")/../../bench/heldout2/inductor_elu" "$tmp/elu_olt"
-t=$(ls "$tmp"/elu_olt/kernels/*/*.ttir)
-sed -i '19s/%tmp2_6 = arith.cmpf ogt/%tmp2_6 = arith.cmpf olt/' "$t"
+mutant_of elu_olt "$heldout2/inductor_elu" ttir '19s/%tmp2_6 = arith.cmpf ogt/%tmp2_6 = arith.cmpf olt/'
 expect 1 "the kernel does not compute the reference" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/elu_olt"
 
 # `check` of a bundle's kernel files reads the metadata beside them, as the
