@@ -67,8 +67,7 @@ const Expr *saturate(Context &C, const Expr *A, bool Ftz) {
 }
 
 const Expr *approximate(Context &C, std::string_view Name, bool Ftz,
-                        std::span<const Expr *const> Args,
-                        unsigned SmVersion) {
+                        std::span<const Expr *const> Args, unsigned SmVersion) {
   Type T = Args[0]->type();
   if (Ftz && Args.size() == 1) {
     ir::FtzForm Form = ir::measuredFtzForm(Name, T, SmVersion);

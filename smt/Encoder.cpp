@@ -121,8 +121,8 @@ z3::expr Encoder::withFixedPoints(const Expr *Call, const z3::expr &A,
   if (M == Mode::Real && A.is_real()) {
     z3::expr Out = Free;
     for (const ExactPoint &P : exactPoints(Call->name()))
-      Out = z3::ite(A == Z.real_val(int(P.Argument)),
-                    Z.real_val(int(P.Result)), Out);
+      Out = z3::ite(A == Z.real_val(int(P.Argument)), Z.real_val(int(P.Result)),
+                    Out);
     return Out;
   }
   const FunctionInfo *F = lookupFunction(Call->name());

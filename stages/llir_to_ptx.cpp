@@ -39,8 +39,9 @@ unsigned ptxTarget(const std::string &PtxText) {
   if (At == std::string::npos)
     return 0;
   size_t End = PtxText.find('\n', At);
-  return ptx::targetSmVersion(
-      std::string_view(PtxText).substr(At, End == std::string::npos ? End : End - At));
+  std::string_view Line(PtxText);
+  Line = Line.substr(At, End == std::string::npos ? End : End - At);
+  return ptx::targetSmVersion(Line);
 }
 
 using Clock = std::chrono::steady_clock;

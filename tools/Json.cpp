@@ -146,7 +146,8 @@ std::optional<stages::Counterexample> counterexampleFromJson(const Object &J) {
     for (const llvm::json::Value &A : *Assumed) {
       const Object *O = A.getAsObject();
       const Array *Arguments = O ? O->getArray("arguments") : nullptr;
-      std::optional<ir::Value> V = O ? valueFromJson(O->get("value")) : std::nullopt;
+      std::optional<ir::Value> V =
+          O ? valueFromJson(O->get("value")) : std::nullopt;
       if (!Arguments || !V)
         return std::nullopt;
       std::vector<ir::Value> Args;

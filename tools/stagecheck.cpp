@@ -553,12 +553,14 @@ int runLift(int Argc, char **Argv) {
     // LLVM IR names no architecture: the metadata beside it does, as in
     // an audit (what a .ftz form means depends on it).
     llvmir::LlvmLiftOptions LO;
-    std::filesystem::path Meta = std::filesystem::path(Path).replace_extension(".json");
+    std::filesystem::path Meta =
+        std::filesystem::path(Path).replace_extension(".json");
     if (!EndsWith(".ptx") && std::filesystem::is_regular_file(Meta))
-      LO.Capability = unsigned(bundle::readKernelMetadata(Meta.string()).Capability);
-    ptx::ThreadEffects T =
-        EndsWith(".ptx") ? ptx::liftPtxFile(C, Path, KI).Thread
-                         : llvmir::liftLlvmFile(C, Path, KI, LO).Thread;
+      LO.Capability =
+          unsigned(bundle::readKernelMetadata(Meta.string()).Capability);
+    ptx::ThreadEffects T = EndsWith(".ptx")
+                               ? ptx::liftPtxFile(C, Path, KI).Thread
+                               : llvmir::liftLlvmFile(C, Path, KI, LO).Thread;
     std::cout << "# kernel " << KI.Kernel << "   one thread of "
               << T.BlockDim[0] << "x" << T.BlockDim[1] << "x" << T.BlockDim[2]
               << "\n";

@@ -83,10 +83,9 @@ Lanes FunctionLifter::liftInlineAsm(const llvm::CallBase &Call) {
     OutputTypes.push_back(
         T->isVectorTy() ? Type::i(unsigned(Facts.Layout->getTypeSizeInBits(T)))
                         : scalarType(T));
-  std::vector<const Expr *> Results =
-      ptx::liftInlineAsm(M, Asm->getAsmString(), Asm->getConstraintString(),
-                         Inputs, OutputTypes, origin(spell(Call)),
-                         Facts.SmVersion);
+  std::vector<const Expr *> Results = ptx::liftInlineAsm(
+      M, Asm->getAsmString(), Asm->getConstraintString(), Inputs, OutputTypes,
+      origin(spell(Call)), Facts.SmVersion);
   if (Results.size() != Outputs.size())
     unsupported("inline asm with " + std::to_string(Outputs.size()) +
                 " outputs lifted to " + std::to_string(Results.size()));

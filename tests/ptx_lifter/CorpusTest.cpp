@@ -245,8 +245,8 @@ TEST(CorpusInlineAsm, EveryTemplateLifts) {
       Origin From{"asm", {K.Llir, A.Line, 1}};
       std::vector<const Expr *> R;
       try {
-        R = ptx::liftInlineAsm(M, A.Template, A.Constraints, Inputs, Outs,
-                               From, /*SmVersion=*/90);
+        R = ptx::liftInlineAsm(M, A.Template, A.Constraints, Inputs, Outs, From,
+                               /*SmVersion=*/90);
       } catch (const std::exception &E) {
         ADD_FAILURE() << K.Llir << ":" << A.Line << ": " << E.what();
         continue;

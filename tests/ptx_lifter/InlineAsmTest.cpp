@@ -81,9 +81,8 @@ TEST(InlineAsm, SameExpressionAsThePtxFile) {
   const Expr *Flag = C.icmp(ICmpPredicate::Ne, M.parameter(1, 32, {}),
                             C.constant(Type::i(32), 0));
   const Expr *Inputs[] = {Pointer, Flag};
-  auto R =
-      liftInlineAsm(M, Load, "=r,l,b", Inputs, {Type::f32()}, {"call", {}},
-                    /*SmVersion=*/90);
+  auto R = liftInlineAsm(M, Load, "=r,l,b", Inputs, {Type::f32()}, {"call", {}},
+                         /*SmVersion=*/90);
   EXPECT_EQ(R[0], L.Thread.Effects.Writes.at(0).Value)
       << printExpr(R[0]) << "\n"
       << printExpr(L.Thread.Effects.Writes.at(0).Value);

@@ -153,8 +153,8 @@ TEST(Solver, OverTheRealsFunctionsKeepTheirExactPoints) {
         << F;
   // The points hold over the reals only: IEEE mode leaves exp free.
   const Expr *AtZero = C.call("exp", Type::f32(), std::span(&Zero, 1));
-  const Expr *NotOne = C.fcmp(FCmpPredicate::One, AtZero,
-                              C.floatConst(Type::f32(), 1.0));
+  const Expr *NotOne =
+      C.fcmp(FCmpPredicate::One, AtZero, C.floatConst(Type::f32(), 1.0));
   EXPECT_EQ(smt::solve({"exp(0)", NotOne, {}, smt::Mode::Real}, {}).Kind,
             smt::Outcome::Proved);
   EXPECT_EQ(smt::solve({"exp(0)", NotOne, {}, smt::Mode::IEEE}, {}).Kind,
