@@ -536,18 +536,40 @@ KernelMetadata readKernelMetadata(const std::string &Path) {
   const Object *Root = Parsed->getAsObject();
   if (!Root)
     throw ir::InputError({Path, 0, 0}, "kernel metadata is not a JSON object");
+  // A field the checks read that is there with another type is an error,
+  // not Triton's default: fp fusion and the architecture decide what a
+  // proof may assume.
+  auto Wrong = [&](const char *Field, const char *Type) {
+    return ir::InputError({Path, 0, 0}, std::string("kernel metadata field '") +
+                                            Field + "' is not " + Type);
+  };
+  auto Flag = [&](const char *Field, bool &Out) {
+    if (const Value *V = Root->get(Field)) {
+      if (!V->getAsBoolean())
+        throw Wrong(Field, "a boolean");
+      Out = *V->getAsBoolean();
+    }
+  };
   KernelMetadata K;
   if (auto N = Root->getString("name"))
     K.Name = N->str();
-  if (auto B = Root->getBoolean("enable_fp_fusion"))
-    K.FpFusion = *B;
-  if (auto B = Root->getBoolean("enable_reflect_ftz"))
-    K.ReflectFtz = *B;
-  if (auto N = Root->getInteger("num_warps"))
-    K.NumWarps = int(*N);
-  if (const Object *T = Root->getObject("target"))
-    if (auto A = T->getInteger("arch"))
-      K.Capability = int(*A);
+  Flag("enable_fp_fusion", K.FpFusion);
+  Flag("enable_reflect_ftz", K.ReflectFtz);
+  if (const Value *N = Root->get("num_warps")) {
+    if (!N->getAsInteger())
+      throw Wrong("num_warps", "an integer");
+    K.NumWarps = int(*N->getAsInteger());
+  }
+  if (const Value *T = Root->get("target")) {
+    const Object *Target = T->getAsObject();
+    if (!Target)
+      throw Wrong("target", "an object");
+    if (const Value *A = Target->get("arch")) {
+      if (!A->getAsInteger())
+        throw Wrong("target.arch", "an integer");
+      K.Capability = int(*A->getAsInteger());
+    }
+  }
   return K;
 }
 

@@ -7,6 +7,7 @@
 #include "ir/FloatOps.h"
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
+#include "ptx_lifter/PtxLifter.h"
 #include "stages/CtaModel.h"
 #include "stages/Libdevice.h"
 #include "stages/MisplacedWrite.h"
@@ -95,7 +96,7 @@ unsigned targetCpu(const std::string &LlirText) {
   size_t At = LlirText.find("\"target-cpu\"=\"sm_");
   if (At == std::string::npos)
     return 0;
-  return unsigned(std::strtoul(LlirText.c_str() + At + 17, nullptr, 10));
+  return ptx::targetSmVersion(std::string_view(LlirText).substr(At + 14));
 }
 
 int reflectFtz(const std::string &LlirText) {

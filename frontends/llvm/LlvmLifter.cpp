@@ -5,6 +5,7 @@
 #include "frontends/llvm/FunctionLifter.h"
 
 #include "ir/Errors.h"
+#include "ptx_lifter/PtxLifter.h"
 
 #include "llvm/AsmParser/AsmParserContext.h"
 #include "llvm/AsmParser/Parser.h"
@@ -153,12 +154,7 @@ unsigned smVersion(const llvm::Function &F, unsigned Capability) {
   if (Capability)
     return Capability;
   llvm::StringRef CPU = F.getFnAttribute("target-cpu").getValueAsString();
-  unsigned V = 0;
-  if (CPU.consume_front("sm_")) {
-    CPU = CPU.take_while([](char Ch) { return std::isdigit(Ch); });
-    CPU.getAsInteger(10, V);
-  }
-  return V;
+  return CPU.starts_with("sm_") ? ptx::targetSmVersion(CPU) : 0;
 }
 
 int reflectFtz(const llvm::Module &M) {

@@ -355,6 +355,17 @@ gl=$(dirname "$0")/../corpus/inductor_gelu/kernels/triton_poi_fused_gelu_0/trito
 expect 2 "give it with --libdevice" -- "$stagecheck" check --from ttgir --to llir "$gl.ttgir" "$gl.llir"
 also "metadata: .*triton_poi_fused_gelu_0.json (beside the source" "check names the metadata it read"
 expect 0 "verdict: proved" -- "$stagecheck" check --from ttgir --to llir --libdevice "$(dirname "$0")/../stages/ttgir_to_llir/libdevice/triton-3.6.0-libdevice.10.bc" "$gl.ttgir" "$gl.llir"
+# Metadata beside the source that is malformed, or gives a field the
+# checks read another type, is an input error, as with --meta.
+mkdir -p "$tmp/badmeta"
+cp "$gl.ttgir" "$gl.llir" "$tmp/badmeta/"
+bm=$tmp/badmeta/triton_poi_fused_gelu_0
+printf '{"target": {"arch": 90,\n "name": }\n' >"$bm.json"
+expect 3 "triton_poi_fused_gelu_0.json: malformed kernel metadata: \[2:" -- "$stagecheck" check --from ttgir --to llir "$bm.ttgir" "$bm.llir"
+echo '{"target": {"arch": "sm90"}}' >"$bm.json"
+expect 3 "kernel metadata field 'target.arch' is not an integer" -- "$stagecheck" check --from llir --to llir "$bm.llir" "$bm.llir"
+echo '{"enable_fp_fusion": "yes"}' >"$bm.json"
+expect 3 "kernel metadata field 'enable_fp_fusion' is not a boolean" -- "$stagecheck" lift "$bm.llir"
 
 # On sm_90 a .ftz approximate instruction is its plain form between flushes
 # (measured over every f32 input by scripts/ftz_relation.cu). libdevice's
