@@ -12,23 +12,6 @@ using namespace ir;
 
 namespace {
 
-/// A and B apply one operation, with one set of attributes, to operands of
-/// the same types: B is A rebuilt on B's operands.
-bool sameOperation(Context &C, const Expr *A, const Expr *B) {
-  if (A->op() != B->op() || A->type() != B->type() ||
-      A->numOperands() != B->numOperands() || A->numOperands() == 0)
-    return false;
-  for (size_t K = 0; K < A->numOperands(); ++K)
-    if (A->operand(K)->type() != B->operand(K)->type())
-      return false;
-  try {
-    std::vector<const Expr *> Ops(B->operands().begin(), B->operands().end());
-    return C.withOperands(A, Ops) == B;
-  } catch (const IRError &) {
-    return false;
-  }
-}
-
 /// The first two operands of O are ordered by node id (ir/Expr.h).
 bool operandsOrderedById(Op O) { return isCommutative(O) || O == Op::Fma; }
 
@@ -155,6 +138,21 @@ const Expr *somePairDiffers(Context &C, const std::vector<Pair> &Pairs) {
 }
 
 } // namespace
+
+bool sameOperation(Context &C, const Expr *A, const Expr *B) {
+  if (A->op() != B->op() || A->type() != B->type() ||
+      A->numOperands() != B->numOperands() || A->numOperands() == 0)
+    return false;
+  for (size_t K = 0; K < A->numOperands(); ++K)
+    if (A->operand(K)->type() != B->operand(K)->type())
+      return false;
+  try {
+    std::vector<const Expr *> Ops(B->operands().begin(), B->operands().end());
+    return C.withOperands(A, Ops) == B;
+  } catch (const IRError &) {
+    return false;
+  }
+}
 
 std::optional<std::vector<std::pair<const Expr *, const Expr *>>>
 differingSubterms(Context &C, const Expr *A, const Expr *B, size_t Limit) {

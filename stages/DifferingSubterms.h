@@ -26,6 +26,11 @@
 
 namespace stagecheck::stages {
 
+/// Whether A and B apply one operation, with one set of attributes, to
+/// operands of the same types (B is A rebuilt on B's operands); false for
+/// leaves.
+bool sameOperation(ir::Context &C, const ir::Expr *A, const ir::Expr *B);
+
 /// The maximal pairs of subterms where A and B differ, at most Limit of
 /// them; none when A == B; nullopt when there are more, or when the roots
 /// themselves are the only place (nothing learned).

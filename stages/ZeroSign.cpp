@@ -1,5 +1,7 @@
 #include "stages/ZeroSign.h"
 
+#include "stages/DifferingSubterms.h"
+
 #include "ir/FloatOps.h"
 #include "ir/Functions.h"
 
@@ -183,9 +185,8 @@ private:
     Pairs Out;
     for (;;) {
       Out.push_back({X, Y});
-      if (X->numOperands() != Y->numOperands() ||
-          C.withOperands(X, Y->operands()) != Y)
-        return Out; // not one op with the same attributes
+      if (!sameOperation(C, X, Y))
+        return Out;
       std::optional<unsigned> Differs;
       for (unsigned I = 0; I < X->numOperands(); ++I)
         if (X->operand(I) != Y->operand(I)) {

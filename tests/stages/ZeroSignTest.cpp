@@ -110,6 +110,22 @@ TEST(ZeroSign, AMaxWhoseSignReachesTheValueIsLeftAlone) {
   EXPECT_EQ(stages::settleZeroSignChoices(R.C, Bits), Bits);
 }
 
+TEST(ZeroSign, ArmsOfOneArityButOtherOperationsAreLeftAlone) {
+  // A float select whose arms are a bitcast of an i32 and a conversion of
+  // an i64 (a racing shared-memory word against a computed value): the
+  // arms are not one operation, and asking whether they are must not build
+  // a bitcast of the i64.
+  Rows R;
+  const Expr *Word = R.C.symbol("word", Type::i(32));
+  const Expr *Wide = R.C.symbol("wide", Type::i(64));
+  const Expr *Picked =
+      R.C.select(R.C.fcmp(FCmpPredicate::Ogt, R.X, R.Y),
+                 R.C.cast(Op::Bitcast, Word, Type::f32()),
+                 R.C.cast(Op::SIToFP, Wide, Type::f32(), RoundingMode::NearestEven));
+  const Expr *Root = R.shifted(Picked);
+  EXPECT_EQ(stages::settleZeroSignChoices(R.C, Root), Root);
+}
+
 TEST(ZeroSign, SettledValueIsTheSameBitForBit) {
   // The pass is sound only if the settled root equals the original for
   // every input. The solver does not finish on even these small roots (the
