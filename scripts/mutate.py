@@ -219,10 +219,13 @@ _TRITON_LIBDEVICE = os.path.join(
 LIBDEVICE = ["--libdevice", _TRITON_LIBDEVICE] if os.path.exists(_TRITON_LIBDEVICE) else []
 
 
-def audit_verdicts(stagecheck, bundle, cache, report, pairs=None):
+def audit_verdicts(stagecheck, bundle, cache, report, pairs=None, reasons=None):
     """(kernel or None, pair) -> verdict of every pair the audit ran (all, or
-    those in pairs), or None when the bundle is not valid input. The report
-    is written to `report`, a scratch file, never into the corpus."""
+    those in pairs), or None when the bundle is not valid input; each
+    verdict's reason goes to `reasons` when given. The report is written to
+    `report`, a scratch file, never into the corpus."""
+    if reasons is None:
+        reasons = {}
     stages = ["--stages", ",".join(pairs)] if pairs else []
     r = run([stagecheck, "audit", "--cache", cache, "--json", report] + stages + LIBDEVICE
             + [bundle])
@@ -232,9 +235,11 @@ def audit_verdicts(stagecheck, bundle, cache, report, pairs=None):
     verdicts = {}
     for p in rep["program"]:
         verdicts[(None, p["pair"])] = p["result"]["verdict"]
+        reasons[(None, p["pair"])] = p["result"].get("reason", "")
     for k in rep["kernels"]:
         for p in k["pairs"]:
             verdicts[(k["kernel"], p["pair"])] = p["result"]["verdict"]
+            reasons[(k["kernel"], p["pair"])] = p["result"].get("reason", "")
     return verdicts, []
 
 
@@ -246,7 +251,9 @@ def classify(stagecheck, bundle, stage, kernel, cache, report, original):
     so they are not run."""
     want = PAIR_ENDING_AT[stage]
     earlier = PIPELINE[:PIPELINE.index(want)]
-    verdicts, notes = audit_verdicts(stagecheck, bundle, cache, report, earlier + [want])
+    reasons = {}
+    verdicts, notes = audit_verdicts(stagecheck, bundle, cache, report, earlier + [want],
+                                     reasons)
     if verdicts is None:
         return "invalid", notes
     key = (None if want == "fx->ttir" else kernel, want)
@@ -257,7 +264,8 @@ def classify(stagecheck, bundle, stage, kernel, cache, report, original):
             return "caught", []
         return "mislocated", [f"also changed: {k[1]} {verdicts[k]}" for k in moved]
     if mutated in ("unknown", None):
-        return "inconclusive", []
+        # Why, for triage: a timeout, an unsupported operation, a limit.
+        return "inconclusive", [f"{want}: {reasons.get(key) or 'not checked'}"]
     return "missed", []
 
 

@@ -109,6 +109,29 @@ class EndToEnd(unittest.TestCase):
         # The summary table counts them.
         self.assertIn("| llir |", r.stdout)
 
+    def test_an_inconclusive_mutant_keeps_its_reason(self):
+        # A stand-in for stagecheck whose audit writes a report where the
+        # mutated pair is unknown: the record says why, for triage.
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = os.path.join(tmp, "stagecheck")
+            with open(fake, "w") as f:
+                f.write("#!/usr/bin/env python3\n"
+                        "import json, sys\n"
+                        "out = sys.argv[sys.argv.index('--json') + 1]\n"
+                        "pair = lambda p, v, r: {'pair': p, 'result': {'verdict': v, 'reason': r}}\n"
+                        "json.dump({'program': [pair('fx->ttir', 'proved', '')],\n"
+                        "           'kernels': [{'kernel': 'k', 'pairs': [\n"
+                        "               pair('ttir->ttgir', 'proved', ''),\n"
+                        "               pair('ttgir->llir', 'unknown', 'values: timeout after 20000 ms')]}]},\n"
+                        "          open(out, 'w'))\n"
+                        "sys.exit(2)\n")
+            os.chmod(fake, 0o755)
+            original = {(None, "fx->ttir"): "proved", ("k", "ttir->ttgir"): "proved"}
+            outcome, notes = mutate.classify(fake, tmp, "llir", "k", os.path.join(tmp, "cache"),
+                                             os.path.join(tmp, "report.json"), original)
+        self.assertEqual(outcome, "inconclusive")
+        self.assertEqual(notes, ["ttgir->llir: values: timeout after 20000 ms"])
+
     def test_a_directory_without_bundles_is_an_error(self):
         # Not an empty table that reads as "nothing missed".
         with tempfile.TemporaryDirectory() as tmp:
