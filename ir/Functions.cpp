@@ -2,6 +2,7 @@
 #include "ir/FloatOps.h"
 
 #include <cmath>
+#include <vector>
 
 namespace stagecheck::ir {
 
@@ -246,6 +247,26 @@ const FunctionInfo *lookupFunction(std::string_view Name) {
 }
 
 std::span<const FunctionInfo> allFunctions() { return Table; }
+
+bool plausibleResult(const FunctionInfo &F, std::span<const Value> Arguments,
+                     const Value &Result) {
+  if (!F.Host || !Result.Ty.isFloat())
+    return true;
+  std::vector<double> Doubles;
+  for (const Value &A : Arguments)
+    Doubles.push_back(A.Ty.isFloat() ? A.asDouble() : double(int64_t(A.Bits)));
+  // The host's value rounded to the result's type: an overflow is an
+  // infinity on both.
+  double Want = Value::ofDouble(Result.Ty, F.Host(Doubles)).asDouble();
+  double Got = Result.asDouble();
+  if (std::isnan(Want) || std::isnan(Got))
+    return std::isnan(Want) && std::isnan(Got);
+  if (Want == Got)
+    return true;
+  if (std::isinf(Want) || std::isinf(Got))
+    return false;
+  return std::fabs(Want - Got) <= 0x1p-10 * std::fabs(Want) + 0x1p-20;
+}
 
 std::span<const ExactPoint> exactPoints(std::string_view Name) {
   struct Points {

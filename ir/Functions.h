@@ -76,6 +76,16 @@ std::optional<Value> cornerCaseResult(const FunctionInfo &F,
 /// A row's result as a value of type Result (a NaN is the canonical one).
 Value cornerResult(const CornerCase &C, Type Result);
 
+/// Whether Result, a value a counterexample assumes of the approximate
+/// function F at Arguments, could be the hardware's: within 2^-10 of the
+/// function's own value (the host's, in double) relatively, plus 2^-20
+/// absolutely (sin.approx's error is absolute). A generous bound, far
+/// wider than any the PTX ISA states: it rejects values no approximation
+/// gives (ex2.approx(1e-43) = 1.5), not the hardware's rounding. True
+/// where F has no host value or the result is not a float.
+bool plausibleResult(const FunctionInfo &F, std::span<const Value> Arguments,
+                     const Value &Result);
+
 /// The function named Name, or nullptr.
 const FunctionInfo *lookupFunction(std::string_view Name);
 

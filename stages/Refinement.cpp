@@ -1,5 +1,6 @@
 #include "stages/Refinement.h"
 
+#include "stages/Assumed.h"
 #include "stages/DifferingSubterms.h"
 #include "stages/Falsify.h"
 #include "stages/SelectArms.h"
@@ -575,6 +576,26 @@ private:
                  ? " (it holds over the reals only)"
                  : "");
         return;
+      }
+      // Shown with the functions' own values if it holds with them; a
+      // value no approximation gives makes it no counterexample at all.
+      if (!Replay.calls().empty()) {
+        Env Own = completed(withFunctionsOwnValues(Replay), Where);
+        bool Holds = false;
+        try {
+          Holds = Interpreter(Own).eval(Shown).isTrue();
+        } catch (const EvalError &) {
+        }
+        if (Holds) {
+          Replay = std::move(Own);
+        } else if (std::optional<std::string> Far =
+                       implausibleAssumption(Replay)) {
+          Result.Kind = Verdict::Unknown;
+          Result.Reason = Name + ": the only counterexample found assumes " +
+                          *Far +
+                          " (an approximation's error is not modelled)";
+          return;
+        }
       }
       Replay = shrink(Shown, Replay, hints(Where));
       Interpreter I(Replay);
