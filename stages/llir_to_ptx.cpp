@@ -750,6 +750,11 @@ private:
                      QR.Reason;
           return false;
         }
+        // A model that needs a value no approximation gives: an input
+        // testing finds, with the functions' own values, is shown instead.
+        if (implausibleAssumption(QR.Model))
+          if (std::optional<Env> Found = testExchange(Defined, Violation))
+            return replayExchange(*Found);
         return replayExchange(QR.Model);
       }
     }
