@@ -8,6 +8,7 @@
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
 #include "smt/Evaluate.h"
+#include "stages/Assumed.h"
 #include "stages/Falsify.h"
 #include "stages/Pipeline.h"
 
@@ -1030,18 +1031,6 @@ private:
     return Out;
   }
 
-  /// The model's inputs without the values it chose for named functions:
-  /// a counterexample must hold with the functions' own values (the host
-  /// libm's), not with values a solver assumed for an uninterpreted exp.
-  static Env withoutCalls(const Env &Model) {
-    Env Out;
-    for (const auto &[Name, V] : Model.symbols())
-      Out.setSymbol(Name, V);
-    for (const auto &[Key, V] : Model.reads())
-      Out.setRead(Key.first, Key.second, V);
-    return Out;
-  }
-
   /// Symbols the model leaves free read as zero.
   Env completed(Env E, const std::vector<const Expr *> &Roots) {
     for (const Expr *N : postOrder(Roots))
@@ -1141,7 +1130,9 @@ private:
                       std::chrono::steady_clock::now() - Start)
                       .count();
     try {
-      Env In = completed(withoutCalls(*Found), {Violation});
+      // With the functions' own values (the host libm's), not values the
+      // solver assumed for an uninterpreted exp.
+      Env In = completed(withFunctionsOwnValues(*Found), {Violation});
       Interpreter I(In);
       if (I.eval(Violation).isTrue()) {
         In = shrink(Violation, In);
@@ -1631,7 +1622,7 @@ private:
     // The input that separates the two over the reals is the first to try.
     std::optional<Env> Found;
     try {
-      Env Seed = completed(withoutCalls(RealModel), {V});
+      Env Seed = completed(withFunctionsOwnValues(RealModel), {V});
       if (Interpreter(Seed).eval(V).isTrue())
         Found = Seed;
     } catch (const EvalError &) {
@@ -1686,7 +1677,7 @@ private:
         {Name + " (ieee)", S.Kind, S.Reason, S.Seconds, ""});
     if (S.Kind == smt::Outcome::Counterexample) {
       try {
-        Env Replay = completed(withoutCalls(S.Model), {V});
+        Env Replay = completed(withFunctionsOwnValues(S.Model), {V});
         if (Interpreter(Replay).eval(V).isTrue()) {
           reportCounterexample(Name, E, K, shrink(V, Replay));
           return false;
