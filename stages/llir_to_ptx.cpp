@@ -932,9 +932,34 @@ private:
     auto Describe = [](const std::vector<Exchange> &E, size_t I) {
       return I < E.size() ? E[I].Kind : std::string("nothing");
     };
+    // Replayed before it is shown: with the functions' own values where
+    // the input reaches the event with them, else with the model's if an
+    // approximation could give them.
+    const Expr *Shown = Q.Violation;
+    auto Reaches = [&](const Env &In) {
+      try {
+        return Interpreter(completed(In, {Shown})).eval(Shown).isTrue();
+      } catch (const EvalError &) {
+        return false;
+      }
+    };
+    Env Inputs = withFunctionsOwnValues(QR.Model);
+    if (QR.Model.calls().empty() || !Reaches(Inputs)) {
+      Inputs = QR.Model;
+      if (!Reaches(Inputs) || implausibleAssumption(Inputs)) {
+        R.Kind = Verdict::Unknown;
+        R.Reason = "communication: the exchange sequences differ at "
+                   "exchange " +
+                   std::to_string(Position) +
+                   ", but the solver's input that reaches it does not "
+                   "replay on the interpreter with values the functions "
+                   "can take";
+        return false;
+      }
+    }
     Counterexample X;
     X.Query = "communication";
-    X.Inputs = QR.Model;
+    X.Inputs = Inputs;
     X.Explanation = "exchange " + std::to_string(Position) +
                     " of the thread differs: the LLVM IR has " +
                     Describe(S, Position) + ", the PTX " +

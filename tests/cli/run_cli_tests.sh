@@ -296,6 +296,13 @@ expect 0 "verdict: proved" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir
 expect 3 "cannot read '$tmp/no.bc'" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir" --to llir "$a" --libdevice "$tmp/no.bc"
 expect 0 "racing loads read any value" -- "$stagecheck" check --from ttgir "${a%.llir}.ttgir" --to llir "$tmp/nobarrier.llir"
 expect 0 "verdict: proved" -- "$stagecheck" check --from llir --to llir "$a" "$tmp/nobarrier.llir"
+# A warp shuffle of the column sum's PTX made a move: the thread's
+# exchanges differ in kind, shown with an input (replayed) that reaches
+# the fourth.
+mutant_of sum_noshfl "$(dirname "$0")/../corpus/inductor_sum_persistent" ptx '62s/shfl.sync.bfly.b32 \t%r20, %r19, 16, 31, -1;/mov.b32 \t%r20, %r19;/'
+expect 1 "exchange 4 of the thread differs: the LLVM IR has shfl.sync.bfly, the PTX barrier" -- "$stagecheck" audit --stages 'llir->ptx' "$tmp/sum_noshfl"
+also "input    nprog.x" "shuffle made a move: the input that reaches the exchange"
+
 # The scan of logcumsumexp with its cross-warp barrier dropped: warp 1
 # reads warp 0's partial result before it is written. A counterexample
 # (the racing loads read 0), its hundreds of racing bytes summarized.
