@@ -24,8 +24,9 @@ std::optional<std::string> implausibleAssumption(const Env &Inputs) {
     std::vector<double> Doubles;
     for (size_t I = 0; I < P.Args.size(); ++I) {
       Call += (I ? ", " : "") + P.Args[I].str();
-      Doubles.push_back(P.Args[I].Ty.isFloat() ? P.Args[I].asDouble()
-                                               : double(int64_t(P.Args[I].Bits)));
+      Doubles.push_back(P.Args[I].Ty.isFloat()
+                            ? P.Args[I].asDouble()
+                            : double(int64_t(P.Args[I].Bits)));
     }
     Value Own = Value::ofDouble(P.Result.Ty, F->Host(Doubles));
     return Call + ") = " + P.Result.str() + " where it is about " + Own.str();

@@ -49,8 +49,9 @@ void printCounterexample(std::ostream &OS, const Counterexample &X,
     Inputs += "  " + Name + " = " + V.str();
   }
   if (RacedOmitted)
-    Inputs += RacedOmitted == RacedCount ? "  every racing load's byte = 0"
-                                         : "  every other racing load's byte = 0";
+    Inputs += RacedOmitted == RacedCount
+                  ? "  every racing load's byte = 0"
+                  : "  every other racing load's byte = 0";
   // Many reads (a reduction's row): list those that are not zero.
   bool Summarize = X.Inputs.reads().size() > 8;
   bool Omitted = false;
