@@ -248,16 +248,20 @@ const FunctionInfo *lookupFunction(std::string_view Name) {
 
 std::span<const FunctionInfo> allFunctions() { return Table; }
 
+double hostResult(const FunctionInfo &F, std::span<const Value> Arguments) {
+  std::vector<double> Doubles;
+  for (const Value &A : Arguments)
+    Doubles.push_back(A.Ty.isFloat() ? A.asDouble() : double(A.Bits));
+  return F.Host(Doubles);
+}
+
 bool plausibleResult(const FunctionInfo &F, std::span<const Value> Arguments,
                      const Value &Result) {
   if (!F.Host || !Result.Ty.isFloat())
     return true;
-  std::vector<double> Doubles;
-  for (const Value &A : Arguments)
-    Doubles.push_back(A.Ty.isFloat() ? A.asDouble() : double(int64_t(A.Bits)));
   // The host's value rounded to the result's type: an overflow is an
   // infinity on both.
-  double Want = Value::ofDouble(Result.Ty, F.Host(Doubles)).asDouble();
+  double Want = Value::ofDouble(Result.Ty, hostResult(F, Arguments)).asDouble();
   double Got = Result.asDouble();
   if (std::isnan(Want) || std::isnan(Got))
     return std::isnan(Want) && std::isnan(Got);

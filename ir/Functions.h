@@ -76,6 +76,11 @@ std::optional<Value> cornerCaseResult(const FunctionInfo &F,
 /// A row's result as a value of type Result (a NaN is the canonical one).
 Value cornerResult(const CornerCase &C, Type Result);
 
+/// F's own value at Arguments, the host's in double (an integer argument
+/// as its bits, unsigned). F must have a host function. The interpreter's
+/// fallback and a counterexample's plausibility both ask this.
+double hostResult(const FunctionInfo &F, std::span<const Value> Arguments);
+
 /// Whether Result, a value a counterexample assumes of the approximate
 /// function F at Arguments, could be the hardware's: within 2^-10 of the
 /// function's own value (the host's, in double) relatively, plus 2^-20

@@ -403,7 +403,6 @@ Value Interpreter::evalNode(const Expr *E) {
   }
   case Op::Call: {
     std::vector<Value> Args;
-    std::vector<double> Doubles;
     for (const Expr *A : E->operands())
       Args.push_back(Memo.at(A));
     // The host's value too is taken at the point the function reads.
@@ -413,14 +412,12 @@ Value Interpreter::evalNode(const Expr *E) {
     if (F)
       if (std::optional<Value> Fixed = cornerCaseResult(*F, Args, E->type()))
         return *Fixed;
-    for (const Value &A : Args)
-      Doubles.push_back(A.Ty.isFloat() ? A.asDouble() : double(A.Bits));
     if (const Value *V = Environment.call(E->name(), Args))
       return *V;
     if (!F || !(E->type().isFloat() || E->type().isBitVector()))
       throw EvalError("no value for call of " + E->name());
     HostFallback = true;
-    double Host = F->Host(Doubles);
+    double Host = hostResult(*F, Args);
     if (E->type().isFloat())
       return Value::ofDouble(E->type(), Host);
     if (!std::isfinite(Host)) // an int-valued function answers 0 or 1

@@ -21,14 +21,9 @@ std::optional<std::string> implausibleAssumption(const Env &Inputs) {
     if (!F || plausibleResult(*F, P.Args, P.Result))
       continue;
     std::string Call = P.Function + "(";
-    std::vector<double> Doubles;
-    for (size_t I = 0; I < P.Args.size(); ++I) {
+    for (size_t I = 0; I < P.Args.size(); ++I)
       Call += (I ? ", " : "") + P.Args[I].str();
-      Doubles.push_back(P.Args[I].Ty.isFloat()
-                            ? P.Args[I].asDouble()
-                            : double(int64_t(P.Args[I].Bits)));
-    }
-    Value Own = Value::ofDouble(P.Result.Ty, F->Host(Doubles));
+    Value Own = Value::ofDouble(P.Result.Ty, hostResult(*F, P.Args));
     return Call + ") = " + P.Result.str() + " where it is about " + Own.str();
   }
   return std::nullopt;

@@ -381,6 +381,12 @@ echo '{"target": {"arch": "sm90"}}' >"$bm.json"
 expect 3 "kernel metadata field 'target.arch' is not an integer" -- "$stagecheck" check --from llir --to llir "$bm.llir" "$bm.llir"
 echo '{"enable_fp_fusion": "yes"}' >"$bm.json"
 expect 3 "kernel metadata field 'enable_fp_fusion' is not a boolean" -- "$stagecheck" lift "$bm.llir"
+echo '{"enable_reflect_ftz": 1}' >"$bm.json"
+expect 3 "kernel metadata field 'enable_reflect_ftz' is not a boolean" -- "$stagecheck" check --from ttgir --to llir "$bm.ttgir" "$bm.llir"
+echo '{"num_warps": "4"}' >"$bm.json"
+expect 3 "kernel metadata field 'num_warps' is not an integer" -- "$stagecheck" check --from ttgir --to llir "$bm.ttgir" "$bm.llir"
+echo '{"target": "cuda:90"}' >"$bm.json"
+expect 3 "kernel metadata field 'target' is not an object" -- "$stagecheck" check --from llir --to llir "$bm.llir" "$bm.llir"
 
 # On sm_90 a .ftz approximate instruction is its plain form between flushes
 # (measured over every f32 input by scripts/ftz_relation.cu). libdevice's
