@@ -724,6 +724,29 @@ static const Expr *foldIdentity(Context &C, Op O,
   // fma, so a flushed and an unflushed spelling meet where they agree.
   if (O == Op::FFlushSubnormal && neverSubnormal(Ops[0]))
     return Ops[0];
+  // A float compared with itself: only whether it is NaN matters.
+  if (O == Op::FCmp && Ops[0] == Ops[1]) {
+    switch (FCmpPredicate(Attr)) {
+    case FCmpPredicate::Ogt:
+    case FCmpPredicate::Olt:
+    case FCmpPredicate::One:
+      return C.falseExpr();
+    case FCmpPredicate::Ueq:
+    case FCmpPredicate::Uge:
+    case FCmpPredicate::Ule:
+      return C.trueExpr();
+    case FCmpPredicate::Oeq:
+    case FCmpPredicate::Oge:
+    case FCmpPredicate::Ole:
+      return C.fcmp(FCmpPredicate::Ord, Ops[0], Ops[0]);
+    case FCmpPredicate::Une:
+    case FCmpPredicate::Ugt:
+    case FCmpPredicate::Ult:
+      return C.fcmp(FCmpPredicate::Uno, Ops[0], Ops[0]);
+    default:
+      break;
+    }
+  }
   if (O == Op::ICmp && Ops[0] == Ops[1]) {
     switch (ICmpPredicate(Attr)) {
     case ICmpPredicate::Eq:

@@ -12,6 +12,9 @@
 //    x-x, x^x, x&x, x|x, not(not x), icmp of x with itself, select on a
 //    constant condition, select(c, x, x), casts to the same type;
 //  - floating-point expressions fold only when constant (x+0.0 is not x);
+//    a float compared with itself is only a NaN test: false (ogt, olt,
+//    one), true (ueq, uge, ule), ord(x, x) (oeq, oge, ole) or uno(x, x)
+//    (une, ugt, ult);
 //  - a square x * x takes x in one orientation: (b - a)^2 is (a - b)^2 when
 //    a - b was built before b - a, (-x)^2 is x^2, through a select's arms.
 //  - flushing a value that is never subnormal keeps it: a flushed value, a

@@ -1185,6 +1185,18 @@ private:
         // is a counterexample whatever the solver said.
         if (Result.Kind == Verdict::Unknown) {
           std::string Undecided = Result.Reason;
+          // Every class of the output is tested, not only those asked so
+          // far: the first is often the element whose own input the
+          // kernel's shift was taken from (exp(x0 - x0) never overflows).
+          for (const Element &Other : Elements) {
+            if (Other.Tensor != E.Tensor)
+              continue;
+            Canonical Rest = canonical(Other);
+            if (Classes.emplace(std::make_pair(Rest.Ref, Rest.Cand),
+                                Classes.size())
+                    .second)
+              ClassesOf[E.Tensor].push_back({&Other, Rest});
+          }
           if (!checkRange(E.Tensor) && Result.Kind == Verdict::Counterexample) {
             Result.Reason.clear();
             if (Result.Cex)

@@ -1682,30 +1682,6 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
                          E->rounding());
   if (E->op() == Op::Fma && Ops[1]->id() < Ops[0]->id())
     std::swap(Ops[0], Ops[1]);
-  // A float compared with itself: only whether it is NaN matters
-  // (x != x is uno(x, x), x == x is ord(x, x)).
-  if (E->op() == Op::FCmp && Ops[0] == Ops[1]) {
-    switch (E->fcmpPredicate()) {
-    case FCmpPredicate::Une:
-    case FCmpPredicate::Ult:
-    case FCmpPredicate::Ugt:
-      return C.fcmp(FCmpPredicate::Uno, Ops[0], Ops[0]);
-    case FCmpPredicate::Oeq:
-    case FCmpPredicate::Ole:
-    case FCmpPredicate::Oge:
-      return C.fcmp(FCmpPredicate::Ord, Ops[0], Ops[0]);
-    case FCmpPredicate::One:
-    case FCmpPredicate::Olt:
-    case FCmpPredicate::Ogt:
-      return C.falseExpr();
-    case FCmpPredicate::Ueq:
-    case FCmpPredicate::Ule:
-    case FCmpPredicate::Uge:
-      return C.trueExpr();
-    default:
-      break;
-    }
-  }
   // op(sel(c, a, b), k) = sel(c, op(a, k), op(b, k)) when every operand is
   // a select on c or a constant, with at least one select.
   const Expr *Cond = nullptr;

@@ -303,6 +303,14 @@ mutant_of sum_noshfl "$(dirname "$0")/../corpus/inductor_sum_persistent" ptx '62
 expect 1 "exchange 4 of the thread differs: the LLVM IR has shfl.sync.bfly, the PTX barrier" -- "$stagecheck" audit --stages 'llir->ptx' "$tmp/sum_noshfl"
 also "input    nprog.x" "shuffle made a move: the input that reaches the exchange"
 
+# The row max of softmax with its NaN test made always true (`une x, x`
+# made `ueq`): the max is the row's first element. Equal over the reals
+# (shift invariance), so it is the range question that shows the bug, at
+# an element other than the first (exp(x0 - x0) never overflows).
+mutant_of softmax_firstmax "$(dirname "$0")/../corpus/inductor_softmax" ttir '41s/arith.cmpf une/arith.cmpf ueq/'
+expect 1 "the kernel overflows to nan .* where the reference stays finite" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/softmax_firstmax"
+also "the values are equal over the reals (proved)" "always-true NaN test: the values question still proves"
+
 # The scan of logcumsumexp with its cross-warp barrier dropped: warp 1
 # reads warp 0's partial result before it is written. A counterexample
 # (the racing loads read 0), its hundreds of racing bytes summarized.

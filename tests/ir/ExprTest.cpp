@@ -316,6 +316,41 @@ TEST(Folding, ComparisonsHaveOneSpelling) {
   EXPECT_FALSE(I.eval(C.fcmp(FCmpPredicate::Oge, X, Y)).isTrue());
 }
 
+TEST(Folding, AFloatComparedWithItselfIsANanTest) {
+  Context C;
+  Type F32 = Type::f32();
+  const Expr *X = C.symbol("x", F32);
+  const Expr *Ord = C.fcmp(FCmpPredicate::Ord, X, X);
+  const Expr *Uno = C.fcmp(FCmpPredicate::Uno, X, X);
+  EXPECT_EQ(Ord->op(), Op::FCmp);
+  EXPECT_EQ(C.fcmp(FCmpPredicate::Oeq, X, X), Ord);
+  EXPECT_EQ(C.fcmp(FCmpPredicate::Ole, X, X), Ord);
+  EXPECT_EQ(C.fcmp(FCmpPredicate::Une, X, X), Uno);
+  EXPECT_EQ(C.fcmp(FCmpPredicate::Ugt, X, X), Uno);
+  EXPECT_EQ(C.fcmp(FCmpPredicate::Ogt, X, X), C.falseExpr());
+  EXPECT_EQ(C.fcmp(FCmpPredicate::Ueq, X, X), C.trueExpr());
+  // A max whose NaN test was made always true keeps its first operand.
+  const Expr *Y = C.symbol("y", F32);
+  EXPECT_EQ(C.select(C.orOf(C.fcmp(FCmpPredicate::Ogt, X, Y),
+                            C.fcmp(FCmpPredicate::Ueq, X, X)),
+                     X, Y),
+            X);
+  // Each folded predicate means what the unfolded one does, at NaN and at
+  // an ordinary number (the folding is the interpreter's answer).
+  for (uint64_t Bits : {uint64_t(0x7fc00000), uint64_t(0x3f800000),
+                        uint64_t(0x80000000), uint64_t(0x7f800000)}) {
+    Env E;
+    E.setSymbol("x", Value::ofBits(F32, Bits));
+    const Value Both[] = {Value::ofBits(F32, Bits), Value::ofBits(F32, Bits)};
+    for (unsigned P = 0; P < NumFCmpPredicates; ++P) {
+      Value Direct = applyOp(Op::FCmp, Type::boolean(), Both, uint8_t(P));
+      EXPECT_EQ(Interpreter(E).eval(C.fcmp(FCmpPredicate(P), X, X)).Bits,
+                Direct.Bits)
+          << "predicate " << spelling(FCmpPredicate(P)) << " at " << Bits;
+    }
+  }
+}
+
 TEST(Typing, IllTypedConstructionsThrow) {
   Context C;
   const Expr *A = C.symbol("a", Type::i(32));

@@ -113,6 +113,18 @@ TEST_F(Polynomial, SoftmaxIsShiftInvariant) {
       Equal(Div(Exp(Sub(X0, M)), add(Exp(X0), Exp(X1))), Plain));
   // A divisor that may be zero is not cancelled: (a * b) / b is not a.
   EXPECT_FALSE(Equal(Div(mul(X0, X1), X1), X0));
+  // One rounding to f16 of both (an f16 softmax computed in f32) is equal
+  // where its operands are; two different roundings are not peeled.
+  auto ToF16 = [&](const Expr *A,
+                   RoundingMode M = RoundingMode::NearestEven) {
+    const Expr *Ops[] = {A};
+    return C.make(Op::FPCast, Ops, uint8_t(M), F16);
+  };
+  EXPECT_TRUE(Normal.equalAsPolynomials(ToF16(Shifted), ToF16(Plain)));
+  EXPECT_FALSE(Normal.equalAsPolynomials(
+      ToF16(Shifted), ToF16(Plain, RoundingMode::TowardZero)));
+  EXPECT_FALSE(Normal.equalAsPolynomials(
+      ToF16(Shifted), ToF16(Div(Exp(X0), Exp(X1)))));
 }
 
 } // namespace
