@@ -1654,9 +1654,12 @@ private:
       return false;
     }
     // No input found: prove the bound under the rounding-error model.
+    // Extrema in their normal form first (the model is over finite reals,
+    // where a clamp's NaN handling is moot): a clamp spelled two ways is
+    // then one node, and so is the product that rounds it.
     std::vector<const Expr *> Bounds;
-    const Expr *RefM = roundingModel(K.Ref, Bounds);
-    const Expr *CandM = roundingModel(K.Cand, Bounds);
+    const Expr *RefM = roundingModel(Normal.normalize(K.Ref), Bounds);
+    const Expr *CandM = roundingModel(Normal.normalize(K.Cand), Bounds);
     // Bounded tightly: where this model does not settle quickly, an IEEE
     // search for a violation is the better use of the time.
     smt::SolverOptions Quick = Options.Check.Solver;

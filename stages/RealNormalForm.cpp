@@ -267,6 +267,13 @@ const Expr *RealNormalForm::rewriteNode(const Expr *N,
                                         const std::vector<const Expr *> &Ops) {
   if (const Expr *R = absorbInfinity(N, Ops))
     return R;
+  // No real is NaN: the encoding over the reals reads ord as true and uno
+  // as false whatever the operands, and so does the normal form, so that a
+  // select on a NaN test gives way to its other arm.
+  if (N->op() == Op::FCmp && N->fcmpPredicate() == FCmpPredicate::Ord)
+    return C.trueExpr();
+  if (N->op() == Op::FCmp && N->fcmpPredicate() == FCmpPredicate::Uno)
+    return C.falseExpr();
   if (N->op() == Op::FCmp && DecideInfiniteComparisons)
     return compareWithInfinity(N, Ops);
   switch (N->op()) {

@@ -12,6 +12,8 @@
 //    builds meet in one node, and whatever consumes the maximum (exp(x -
 //    max) in a softmax) is then shared too.
 //
+//  - NaN tests are decided: ord is true and uno false, as the encoding over
+//    the reals reads them (no real is NaN).
 //  - rsqrt(x) is 1 / sqrt(x).
 //  - Polynomials (a separate step, `polynomial`). Sums and products of
 //    floats are expanded into a sum of monomials with exact coefficients,

@@ -311,6 +311,14 @@ mutant_of softmax_firstmax "$(dirname "$0")/../corpus/inductor_softmax" ttir '41
 expect 1 "the kernel overflows to nan .* where the reference stays finite" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/softmax_firstmax"
 also "the values are equal over the reals (proved)" "always-true NaN test: the values question still proves"
 
+# hardswish: x * clamp(x + 3, 0, 6) / 6, the kernel's clamp spelled with
+# NaN tests and the division a product by 0.166666672. Within tolerance,
+# proved under the rounding model once the two clamps are one node; the
+# factor 7 ulp low is beyond it.
+expect 0 "proved within tolerance" -- "$stagecheck" audit --stages 'fx->ttir' "$heldout2/inductor_hardswish"
+mutant_of hardswish_low "$heldout2/inductor_hardswish" ttir '9s/dense<0.166666672>/dense<0.166666567>/'
+expect 1 "the kernel does not compute the reference" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/hardswish_low"
+
 # The scan of logcumsumexp with its cross-warp barrier dropped: warp 1
 # reads warp 0's partial result before it is written. A counterexample
 # (the racing loads read 0), its hundreds of racing bytes summarized.
