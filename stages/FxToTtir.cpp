@@ -254,6 +254,8 @@ private:
   std::vector<DataDependentLoad> DataDependentLoads;
   bool ValuesWithinTolerance = false;
   RealNormalForm Normal{C}; // extrema as AC operations, for real queries
+  /// The same for the operands of the rounding-error model.
+  RealNormalForm RoundingNormal{C, RealNormalForm::Purpose::RoundingModel};
   Env RealModel;         // the last model that separated ref and cand exactly
   std::string StepLabel; // "step 2 (kernel)": the step being composed
   std::map<const Expr *, const Expr *> RoundedValues;
@@ -1309,7 +1311,7 @@ private:
   /// apart. A difference there is one on finite inputs; no proof is drawn
   /// from that reading (RealNormalForm).
   std::optional<Env> testedDifferenceOnFiniteValues(const Canonical &K) {
-    RealNormalForm Finite(C, /*DecideInfiniteComparisons=*/true);
+    RealNormalForm Finite(C, RealNormalForm::Purpose::FindingDifferences);
     const Expr *Ref = Finite.normalize(K.Ref);
     const Expr *Cand = Finite.normalize(libdeviceAsMath(K.Cand));
     if (Ref == Normal.normalize(K.Ref) &&
@@ -1658,8 +1660,8 @@ private:
     // where a clamp's NaN handling is moot): a clamp spelled two ways is
     // then one node, and so is the product that rounds it.
     std::vector<const Expr *> Bounds;
-    const Expr *RefM = roundingModel(Normal.normalize(K.Ref), Bounds);
-    const Expr *CandM = roundingModel(Normal.normalize(K.Cand), Bounds);
+    const Expr *RefM = roundingModel(RoundingNormal.normalize(K.Ref), Bounds);
+    const Expr *CandM = roundingModel(RoundingNormal.normalize(K.Cand), Bounds);
     // Bounded tightly: where this model does not settle quickly, an IEEE
     // search for a violation is the better use of the time.
     smt::SolverOptions Quick = Options.Check.Solver;

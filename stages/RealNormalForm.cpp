@@ -203,7 +203,8 @@ const Expr *RealNormalForm::absorbInfinity(const Expr *N,
   case Op::Call:
     // rsqrt is 1 / sqrt over the reals: a kernel that divides meets a
     // reference that calls it.
-    if (N->name() == "rsqrt" && Ops.size() == 1) {
+    if (N->name() == "rsqrt" && Ops.size() == 1 &&
+        For != Purpose::RoundingModel) {
       const Expr *Root[] = {Ops[0]};
       return C.floatBinary(
           Op::FDiv, C.floatConst(N->type(), 1.0),
@@ -274,7 +275,7 @@ const Expr *RealNormalForm::rewriteNode(const Expr *N,
     return C.trueExpr();
   if (N->op() == Op::FCmp && N->fcmpPredicate() == FCmpPredicate::Uno)
     return C.falseExpr();
-  if (N->op() == Op::FCmp && DecideInfiniteComparisons)
+  if (N->op() == Op::FCmp && For == Purpose::FindingDifferences)
     return compareWithInfinity(N, Ops);
   switch (N->op()) {
   case Op::FMaxNum:

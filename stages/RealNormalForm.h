@@ -14,7 +14,7 @@
 //
 //  - NaN tests are decided: ord is true and uno false, as the encoding over
 //    the reals reads them (no real is NaN).
-//  - rsqrt(x) is 1 / sqrt(x).
+//  - rsqrt(x) is 1 / sqrt(x) (not for a rounding model: Purpose).
 //  - Polynomials (a separate step, `polynomial`). Sums and products of
 //    floats are expanded into a sum of monomials with exact coefficients,
 //    in node order, so that a dot product summed in blocks and the same dot
@@ -71,12 +71,23 @@ public:
   struct Fraction {
     ExpSum Numerator, Denominator; // the denominator positive
   };
-  /// DecideInfiniteComparisons: a comparison of a visibly finite value
-  /// with an infinity is decided as over the reals (`|m| == inf` false).
-  /// That says nothing of what either side does with infinite values, so
-  /// it is for finding differences on finite inputs, never for proofs.
-  explicit RealNormalForm(ir::Context &C, bool DecideInfiniteComparisons = false)
-      : C(C), DecideInfiniteComparisons(DecideInfiniteComparisons) {}
+  /// What the normal form is for.
+  enum class Purpose {
+    /// Queries over the reals: every rewrite above.
+    Proofs,
+    /// Also a comparison of a visibly finite value with an infinity is
+    /// decided as over the reals (`|m| == inf` false). That says nothing
+    /// of what either side does with infinite values, so it is for finding
+    /// differences on finite inputs, never for proofs.
+    FindingDifferences,
+    /// The operands of a rounding-error model, where every op node of the
+    /// IEEE computation rounds: no rewrite may add an op, so a call stays
+    /// a call (rsqrt is not read as a division of a square root, which
+    /// would round twice where the function rounds once).
+    RoundingModel,
+  };
+  explicit RealNormalForm(ir::Context &C, Purpose For = Purpose::Proofs)
+      : C(C), For(For) {}
   /// E in normal form; nodes are shared across calls of one instance.
   const ir::Expr *normalize(const ir::Expr *E);
   /// E with its float sums and products expanded into a canonical sum of
@@ -123,7 +134,7 @@ private:
   std::optional<Fraction> fractionOf(const ir::Expr *N, unsigned Depth);
 
   ir::Context &C;
-  bool DecideInfiniteComparisons;
+  Purpose For;
   std::unordered_map<const ir::Expr *, const ir::Expr *> Memo;
   std::unordered_map<const ir::Expr *, const ir::Expr *> PolynomialMemo;
   std::unordered_map<const ir::Expr *, Sum> Sums; // canonical node -> its sum

@@ -139,7 +139,8 @@ TEST(InfiniteComparisons, DecidedOnlyWhereAsked) {
   Type F32 = Type::f32();
   const Expr *M = C.unary(Op::FAbs, C.symbol("m", F32));
   const Expr *Inf = C.floatConst(F32, INFINITY), *NegInf = C.floatConst(F32, -INFINITY);
-  stages::RealNormalForm Finite(C, /*DecideInfiniteComparisons=*/true);
+  stages::RealNormalForm Finite(
+      C, stages::RealNormalForm::Purpose::FindingDifferences);
   stages::RealNormalForm Proofs(C);
   auto Decided = [&](FCmpPredicate P, const Expr *A, const Expr *B) {
     const Expr *R = Finite.normalize(C.fcmp(P, A, B));
@@ -158,6 +159,36 @@ TEST(InfiniteComparisons, DecidedOnlyWhereAsked) {
   // A value that may itself be infinite (a quotient) is not decided.
   const Expr *Q = C.floatBinary(Op::FDiv, C.floatConst(F32, 1.0), C.symbol("d", F32));
   EXPECT_FALSE(Finite.normalize(C.fcmp(FCmpPredicate::Oeq, Q, Inf))->isConst());
+}
+
+} // namespace
+
+namespace {
+
+// No real is NaN, so a NaN test is decided for every purpose; rsqrt is a
+// division of a square root over the reals, but not in the operands of a
+// rounding model, where that would add two roundings the function lacks.
+TEST(Purposes, NanTestsDecidedRsqrtKeptForTheRoundingModel) {
+  Context C;
+  Type F32 = Type::f32();
+  const Expr *X = C.symbol("x", F32), *Y = C.symbol("y", F32);
+  const Expr *Ops[] = {X};
+  const Expr *Rsqrt = C.call("rsqrt", F32, Ops);
+  stages::RealNormalForm Proofs(C);
+  stages::RealNormalForm Model(C,
+                               stages::RealNormalForm::Purpose::RoundingModel);
+  // A kernel's maximum, `x > y || x != x ? x : y`.
+  const Expr *Max = C.select(C.orOf(C.fcmp(FCmpPredicate::Ogt, X, Y),
+                                    C.fcmp(FCmpPredicate::Une, X, X)),
+                             X, Y);
+  for (stages::RealNormalForm *N : {&Proofs, &Model}) {
+    EXPECT_EQ(N->normalize(C.fcmp(FCmpPredicate::Ord, X, X)), C.trueExpr());
+    EXPECT_EQ(N->normalize(C.fcmp(FCmpPredicate::Uno, X, X)), C.falseExpr());
+    EXPECT_EQ(N->normalize(Max),
+              N->normalize(C.select(C.fcmp(FCmpPredicate::Ogt, X, Y), X, Y)));
+  }
+  EXPECT_EQ(Proofs.normalize(Rsqrt)->op(), Op::FDiv);
+  EXPECT_EQ(Model.normalize(Rsqrt), Rsqrt);
 }
 
 } // namespace
