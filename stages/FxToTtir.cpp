@@ -1213,6 +1213,11 @@ private:
       Result.Relaxations.push_back(
           "over the reals: max/min trees as one associative operation (" +
           std::to_string(Normal.extremaFlattened()) + " nodes)");
+    if (Normal.argExtremaFolded())
+      Result.Relaxations.push_back(
+          "over the reals: (value, index) selects of an arg-max/min as one "
+          "lexicographic extremum, the first index winning ties (" +
+          std::to_string(Normal.argExtremaFolded()) + " selects)");
     if (Normal.exponentialsCombined())
       Result.Relaxations.push_back(
           "over the reals: exp(a + b) = exp(a) * exp(b), quotients by sums of "

@@ -61,11 +61,340 @@ std::optional<bool> selectExtremum(const Expr *N) {
   return std::nullopt;
 }
 
+/// How X compares with Y, two reals (no NaN).
+enum class Relation { Less, Equal, Greater };
+
+bool holdsWhen(FCmpPredicate P, Relation R) {
+  switch (P) {
+  case FCmpPredicate::False:
+  case FCmpPredicate::Uno:
+    return false;
+  case FCmpPredicate::True:
+  case FCmpPredicate::Ord:
+    return true;
+  case FCmpPredicate::Oeq:
+  case FCmpPredicate::Ueq:
+    return R == Relation::Equal;
+  case FCmpPredicate::One:
+  case FCmpPredicate::Une:
+    return R != Relation::Equal;
+  case FCmpPredicate::Ogt:
+  case FCmpPredicate::Ugt:
+    return R == Relation::Greater;
+  case FCmpPredicate::Oge:
+  case FCmpPredicate::Uge:
+    return R != Relation::Less;
+  case FCmpPredicate::Olt:
+  case FCmpPredicate::Ult:
+    return R == Relation::Less;
+  case FCmpPredicate::Ole:
+  case FCmpPredicate::Ule:
+    return R != Relation::Greater;
+  }
+  return false;
+}
+
+Relation reversed(Relation R) {
+  return R == Relation::Less      ? Relation::Greater
+         : R == Relation::Greater ? Relation::Less
+                                  : Relation::Equal;
+}
+
+/// A condition read as a truth table over how two reals X and Y compare
+/// and, optionally, which of two distinct non-negative integers I and J is
+/// smaller; every other leaf is free, and a question holds only if it
+/// holds whatever the free leaves are.
+class ConditionTable {
+public:
+  ConditionTable(const Expr *Cond, const Expr *X, const Expr *Y,
+                 const Expr *I = nullptr, const Expr *J = nullptr)
+      : Cond(Cond), X(X), Y(Y), I(I), J(J) {
+    Valid = gather(Cond) && ComparesXY && Free.size() <= MaxFree;
+  }
+  bool valid() const { return Valid; }
+  bool comparesIndices() const { return ComparesIJ; }
+  /// The condition's value where X R Y and (I < J) == IndexLess, if the
+  /// same for every value of the free leaves.
+  std::optional<bool> at(Relation R, bool IndexLess) const {
+    std::optional<bool> Out;
+    for (unsigned Bits = 0; Bits < (1u << Free.size()); ++Bits) {
+      bool V = eval(Cond, R, IndexLess, Bits);
+      if (Out && *Out != V)
+        return std::nullopt;
+      Out = V;
+    }
+    return Out;
+  }
+
+private:
+  static constexpr size_t MaxFree = 4;
+  bool connective(const Expr *E) const {
+    return E->op() == Op::And || E->op() == Op::Or || E->op() == Op::Xor ||
+           E->op() == Op::Not;
+  }
+  bool pairOf(const Expr *E, const Expr *A, const Expr *B) const {
+    return A && ((E->operand(0) == A && E->operand(1) == B) ||
+                 (E->operand(0) == B && E->operand(1) == A));
+  }
+  bool gather(const Expr *E) {
+    if (!E->type().isBool())
+      return false;
+    if (E->isConst())
+      return true;
+    if (connective(E)) {
+      for (const Expr *O : E->operands())
+        if (!gather(O))
+          return false;
+      return true;
+    }
+    if (E->op() == Op::FCmp && pairOf(E, X, Y)) {
+      ComparesXY = true;
+      return true;
+    }
+    if (E->op() == Op::ICmp && pairOf(E, I, J)) {
+      ComparesIJ = true;
+      return true;
+    }
+    if (std::find(Free.begin(), Free.end(), E) == Free.end())
+      Free.push_back(E);
+    return true;
+  }
+  bool eval(const Expr *E, Relation R, bool IndexLess, unsigned Bits) const {
+    if (E->isConst())
+      return E->constBits() != 0;
+    switch (E->op()) {
+    case Op::And:
+      return eval(E->operand(0), R, IndexLess, Bits) &&
+             eval(E->operand(1), R, IndexLess, Bits);
+    case Op::Or:
+      return eval(E->operand(0), R, IndexLess, Bits) ||
+             eval(E->operand(1), R, IndexLess, Bits);
+    case Op::Xor:
+      return eval(E->operand(0), R, IndexLess, Bits) !=
+             eval(E->operand(1), R, IndexLess, Bits);
+    case Op::Not:
+      return !eval(E->operand(0), R, IndexLess, Bits);
+    default:
+      break;
+    }
+    if (E->op() == Op::FCmp && pairOf(E, X, Y))
+      return holdsWhen(E->fcmpPredicate(),
+                       E->operand(0) == X ? R : reversed(R));
+    if (E->op() == Op::ICmp && pairOf(E, I, J)) {
+      bool Less = E->operand(0) == I ? IndexLess : !IndexLess;
+      switch (E->icmpPredicate()) {
+      case ICmpPredicate::Eq:
+        return false;
+      case ICmpPredicate::Ne:
+        return true;
+      case ICmpPredicate::Slt:
+      case ICmpPredicate::Sle:
+      case ICmpPredicate::Ult:
+      case ICmpPredicate::Ule:
+        return Less;
+      default:
+        return !Less;
+      }
+    }
+    size_t K = std::find(Free.begin(), Free.end(), E) - Free.begin();
+    return (Bits >> K) & 1;
+  }
+
+  const Expr *Cond, *X, *Y, *I, *J;
+  std::vector<const Expr *> Free;
+  bool ComparesXY = false, ComparesIJ = false, Valid = false;
+};
+
+/// select(Cond, T, F) of two reals is their maximum (true) or minimum
+/// (false) when Cond picks the larger (smaller) one wherever they differ,
+/// whatever else it tests (an index, to break ties between equal values).
+std::optional<bool> extremumByTable(const Expr *Cond, const Expr *T,
+                                    const Expr *F) {
+  ConditionTable Table(Cond, T, F);
+  if (!Table.valid())
+    return std::nullopt;
+  std::optional<bool> Greater = Table.at(Relation::Greater, false),
+                      Less = Table.at(Relation::Less, false);
+  if (!Greater || !Less || *Greater == *Less)
+    return std::nullopt;
+  return *Greater;
+}
+
+/// The lexicographic preference of an arg-max (arg-min): the better value,
+/// and among equal values the smaller index.
+bool lexicographicallyBetter(bool IsMax, Relation R, bool IndexLess) {
+  if (R == Relation::Equal)
+    return IndexLess;
+  return IsMax == (R == Relation::Greater);
+}
+
+/// Key of an index constant that has not been cast: its value, if it is a
+/// non-negative integer.
+std::optional<int64_t> indexKey(const Expr *E) {
+  if (!E->isConst() || !E->type().isInt() || E->type().isBool())
+    return std::nullopt;
+  int64_t V = Value::ofBits(E->type(), E->constBits()).asSigned();
+  if (V < 0)
+    return std::nullopt;
+  return V;
+}
+
 } // namespace
 
 namespace {
 bool isInfinity(const Expr *E, bool Negative);
 } // namespace
+
+std::optional<RealNormalForm::ArgExtremum>
+RealNormalForm::argSide(const Expr *Index, const Expr *Value) {
+  if (std::optional<int64_t> Key = indexKey(Index))
+    return ArgExtremum{true, {{*Key, Value, Index}}, Value};
+  auto It = ArgExtrema.find(Index);
+  if (It == ArgExtrema.end())
+    return std::nullopt;
+  for (const ArgExtremum &A : It->second) {
+    // Only an index that still yields its keys is compared as one.
+    if (A.Best == Value &&
+        std::all_of(A.Entries.begin(), A.Entries.end(),
+                    [](const ArgEntry &E) { return indexKey(E.Out) == E.Key; }))
+      return A;
+  }
+  return std::nullopt;
+}
+
+const Expr *RealNormalForm::argSelect(const Expr *Cond, const Expr *T,
+                                      const Expr *F) {
+  if (!T->type().isInt() || T->type().isBool())
+    return nullptr;
+  // The compared values: the operands of a float compare among the
+  // condition's leaves (below and, or, xor, not).
+  std::vector<std::pair<const Expr *, const Expr *>> Pairs;
+  std::vector<const Expr *> Work = {Cond};
+  while (!Work.empty() && Pairs.size() <= 2) {
+    const Expr *E = Work.back();
+    Work.pop_back();
+    if (E->op() == Op::And || E->op() == Op::Or || E->op() == Op::Xor ||
+        E->op() == Op::Not) {
+      Work.insert(Work.end(), E->operands().begin(), E->operands().end());
+      continue;
+    }
+    if (E->op() != Op::FCmp || E->operand(0) == E->operand(1))
+      continue;
+    std::pair<const Expr *, const Expr *> P(E->operand(0), E->operand(1));
+    if (P.second->id() < P.first->id())
+      std::swap(P.first, P.second);
+    if (std::find(Pairs.begin(), Pairs.end(), P) == Pairs.end())
+      Pairs.push_back(P);
+  }
+  if (Pairs.empty() || Pairs.size() > 2)
+    return nullptr;
+  const Expr *Result = nullptr;
+  for (auto [X, Y] : Pairs)
+    for (bool Swap : {false, true}) {
+      const Expr *VT = Swap ? Y : X, *VF = Swap ? X : Y;
+      std::optional<ArgExtremum> A = argSide(T, VT), B = argSide(F, VF);
+      if (!A || !B)
+        continue;
+      int64_t MinA = A->Entries.front().Key, MaxA = A->Entries.back().Key;
+      int64_t MinB = B->Entries.front().Key, MaxB = B->Entries.back().Key;
+      std::vector<ArgEntry> All = A->Entries;
+      All.insert(All.end(), B->Entries.begin(), B->Entries.end());
+      std::sort(All.begin(), All.end(),
+                [](const ArgEntry &L, const ArgEntry &R) { return L.Key < R.Key; });
+      if (std::adjacent_find(All.begin(), All.end(),
+                             [](const ArgEntry &L, const ArgEntry &R) {
+                               return L.Key == R.Key;
+                             }) != All.end())
+        continue;
+      // Which winner's index is smaller: fixed when the keys do not
+      // interleave, else both cases are asked.
+      std::vector<bool> IndexCases;
+      if (MaxA < MinB)
+        IndexCases = {true};
+      else if (MinA > MaxB)
+        IndexCases = {false};
+      else
+        IndexCases = {true, false};
+      ConditionTable Table(Cond, VT, VF, T, F);
+      if (!Table.valid())
+        continue;
+      for (bool IsMax : {true, false}) {
+        bool SingleA = A->Entries.size() == 1, SingleB = B->Entries.size() == 1;
+        if ((!SingleA && A->IsMax != IsMax) || (!SingleB && B->IsMax != IsMax))
+          continue;
+        bool Matches = true;
+        for (Relation R : {Relation::Less, Relation::Equal, Relation::Greater})
+          for (bool IndexLess : IndexCases) {
+            std::optional<bool> V = Table.at(R, IndexLess);
+            Matches &= V && *V == lexicographicallyBetter(IsMax, R, IndexLess);
+          }
+        if (!Matches)
+          continue;
+        // Every reading that folds to the same node is kept: which one
+        // the next select needs shows only there.
+        const Expr *Fold = argFold({IsMax, All, nullptr});
+        if (!Result)
+          Result = Fold;
+      }
+    }
+  if (Result)
+    ++ArgFolded;
+  return Result;
+}
+
+/// The left fold of the pairs in key order: the index of the first
+/// extremum. Both sides of a query build their arg-extrema this way.
+const Expr *RealNormalForm::argFold(ArgExtremum A) {
+  unsigned FlattenedBefore = Flattened; // the report counts the kernels' own
+  // A masked lane's identity (-inf for a maximum) never wins against a
+  // real, and every value that is no infinite constant is one here.
+  bool SomeReal = std::any_of(A.Entries.begin(), A.Entries.end(),
+                              [](const ArgEntry &E) {
+                                return !isInfinity(E.Value, true) &&
+                                       !isInfinity(E.Value, false);
+                              });
+  if (SomeReal)
+    std::erase_if(A.Entries, [&](const ArgEntry &E) {
+      return isInfinity(E.Value, A.IsMax);
+    });
+  const Expr *Best = A.Entries.front().Value, *Index = A.Entries.front().Out;
+  for (size_t K = 1; K < A.Entries.size(); ++K) {
+    const ArgEntry &E = A.Entries[K];
+    const Expr *Better = A.IsMax ? C.fcmp(FCmpPredicate::Olt, Best, E.Value)
+                                 : C.fcmp(FCmpPredicate::Olt, E.Value, Best);
+    Index = C.select(Better, E.Out, Index);
+    Best = extremum(A.IsMax, Best, E.Value);
+  }
+  Flattened = FlattenedBefore;
+  A.Best = Best;
+  ArgExtrema[Index].push_back(std::move(A));
+  return Index;
+}
+
+/// A cast of an arg-extremum's index is the same fold over the cast
+/// constants (a function of a select is the select of its values).
+const Expr *RealNormalForm::argCast(const Expr *N, const Expr *Operand) {
+  auto It = ArgExtrema.find(Operand);
+  if (It == ArgExtrema.end())
+    return nullptr;
+  std::vector<ArgExtremum> Readings = It->second;
+  const Expr *Result = nullptr;
+  for (ArgExtremum A : Readings) {
+    bool Constant = true;
+    for (ArgEntry &E : A.Entries) {
+      const Expr *Ops[] = {E.Out};
+      E.Out = C.withOperands(N, Ops);
+      Constant &= E.Out->isConst();
+    }
+    if (!Constant)
+      return nullptr;
+    const Expr *Fold = argFold(std::move(A));
+    if (!Result)
+      Result = Fold;
+  }
+  return Result;
+}
+
 
 void RealNormalForm::collect(bool IsMax, const Expr *E,
                              std::vector<const Expr *> &Out) {
@@ -289,10 +618,30 @@ const Expr *RealNormalForm::rewriteNode(const Expr *N,
     // arms), then combine the rewritten arms.
     if (auto IsMax = selectExtremum(N))
       return extremum(*IsMax, Ops[1], Ops[2]);
+    // Then on the rewritten compare, case by case: a tie broken by an
+    // index, a compare spelled as `==` or `<`.
+    if (Ops[1]->type().isFloat()) {
+      if (auto IsMax = extremumByTable(Ops[0], Ops[1], Ops[2]))
+        return extremum(*IsMax, Ops[1], Ops[2]);
+      return nullptr;
+    }
+    // The fold adds compares to what rounds; not for a rounding model.
+    if (For != Purpose::RoundingModel)
+      return argSelect(Ops[0], Ops[1], Ops[2]);
     return nullptr;
   }
   default:
-    return nullptr;
+    switch (category(N->op())) {
+    case OpCategory::IntCast:
+    case OpCategory::FloatToFloat:
+    case OpCategory::FloatToInt:
+    case OpCategory::IntToFloat:
+      if (For != Purpose::RoundingModel)
+        return argCast(N, Ops[0]);
+      return nullptr;
+    default:
+      return nullptr;
+    }
   }
 }
 

@@ -12,6 +12,15 @@
 //    builds meet in one node, and whatever consumes the maximum (exp(x -
 //    max) in a softmax) is then shared too.
 //
+//  - Arg-extrema. The index an argmax (argmin) reduction yields is a tree
+//    of selects on (value, index) pairs whose condition is a lexicographic
+//    compare: a value strictly better, or equal with the smaller index (the
+//    first extremum wins). A reference folds the pairs left to right; a
+//    kernel combines them in a tree, with or without NaN tests, in an
+//    index type of its own. Any such select whose condition is, case by
+//    case, the lexicographic compare of the two sides' winners becomes the
+//    left fold of all pairs in index order, so both meet in one node; casts
+//    of the index move onto its constants.
 //  - NaN tests are decided: ord is true and uno false, as the encoding over
 //    the reals reads them (no real is NaN).
 //  - rsqrt(x) is 1 / sqrt(x) (not for a rounding model: Purpose).
@@ -110,12 +119,34 @@ public:
   unsigned extremaFlattened() const { return Flattened; }
   /// Operations with an infinite constant folded away.
   unsigned infinitiesAbsorbed() const { return Absorbed; }
+  /// Selects read as a lexicographic arg-max or arg-min (for the report).
+  unsigned argExtremaFolded() const { return ArgFolded; }
 
 private:
   struct Extremum {
     bool IsMax;
     std::vector<const ir::Expr *> Operands; // distinct, by node id
   };
+  /// One (value, index) pair of an arg-extremum: Key orders the pairs (ties
+  /// go to the smaller), Out is the constant the index node yields for it
+  /// (Key itself, in the index's type, until a cast moves it).
+  struct ArgEntry {
+    int64_t Key;
+    const ir::Expr *Value;
+    const ir::Expr *Out;
+  };
+  struct ArgExtremum {
+    bool IsMax;
+    std::vector<ArgEntry> Entries; // by Key, distinct Keys
+    const ir::Expr *Best;          // the extremum of the values
+  };
+  const ir::Expr *argSelect(const ir::Expr *Cond, const ir::Expr *T,
+                            const ir::Expr *F);
+  const ir::Expr *argCast(const ir::Expr *N, const ir::Expr *Operand);
+  const ir::Expr *argFold(ArgExtremum A);
+  std::optional<ArgExtremum> argSide(const ir::Expr *Index,
+                                     const ir::Expr *Value);
+
   const ir::Expr *rewriteNode(const ir::Expr *N,
                               const std::vector<const ir::Expr *> &Ops);
   const ir::Expr *extremum(bool IsMax, const ir::Expr *A, const ir::Expr *B);
@@ -139,13 +170,17 @@ private:
   std::unordered_map<const ir::Expr *, const ir::Expr *> PolynomialMemo;
   std::unordered_map<const ir::Expr *, Sum> Sums; // canonical node -> its sum
   std::unordered_map<const ir::Expr *, Extremum> Extrema; // canonical node
+  /// Index node -> the arg-extrema it is the fold of (two singletons read
+  /// either way: select(a < b, 1, 0) is the arg-max of (a, 0), (b, 1) and
+  /// the arg-min of (b, 0), (a, 1)).
+  std::unordered_map<const ir::Expr *, std::vector<ArgExtremum>> ArgExtrema;
   std::unordered_map<const ir::Expr *, bool> Finite;
   std::unordered_map<const ir::Expr *, std::optional<Fraction>> Fractions;
   /// Nodes visited by one comparison's expansions, against a budget (a
   /// shared sum inside many products is flattened once per product).
   size_t Visits = 0;
   static constexpr size_t VisitBudget = size_t(1) << 20;
-  unsigned Flattened = 0, Absorbed = 0, ExpCombined = 0;
+  unsigned Flattened = 0, Absorbed = 0, ExpCombined = 0, ArgFolded = 0;
 };
 
 } // namespace stagecheck::stages

@@ -319,6 +319,16 @@ expect 0 "proved within tolerance" -- "$stagecheck" audit --stages 'fx->ttir' "$
 mutant_of hardswish_low "$heldout2/inductor_hardswish" ttir '9s/dense<0.166666672>/dense<0.166666567>/'
 expect 1 "the kernel does not compute the reference" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/hardswish_low"
 
+# argmax: the kernel's tree of (value, index) selects, ties to the smaller
+# index, and torch's left fold are one lexicographic arg-max over the
+# reals (the index widened through f32 to i64 on the way out). The same
+# combine picking the smaller value is a counterexample.
+heldout=$(dirname "$0")/../../bench/heldout
+expect 0 "FX -> TTIR *proved" -- "$stagecheck" audit --stages 'fx->ttir' "$heldout/inductor_argmax"
+also "selects of an arg-max/min as one lexicographic extremum" "argmax: the pair tree read as one arg-max"
+mutant_of argmax_min "$heldout/inductor_argmax" ttir '37s/arith.cmpf ogt/arith.cmpf olt/'
+expect 1 "the kernel does not compute the reference at buf0" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/argmax_min"
+
 # The scan of logcumsumexp with its cross-warp barrier dropped: warp 1
 # reads warp 0's partial result before it is written. A counterexample
 # (the racing loads read 0), its hundreds of racing bytes summarized.

@@ -192,3 +192,135 @@ TEST(Purposes, NanTestsDecidedRsqrtKeptForTheRoundingModel) {
 }
 
 } // namespace
+
+#include "ir/Interpreter.h"
+
+#include <random>
+
+namespace {
+
+// An argmax as torch's reference folds it (left to right, i64 indices, the
+// first maximum kept) and as a Triton reduction combines it (a tree of
+// (value, i32 index) pairs, ties to the smaller index, NaN tests, the index
+// widened through f32 at the end) meet in one node over the reals; kernels
+// that break ties the other way, or pick the minimum, do not.
+class ArgExtrema : public ::testing::Test {
+protected:
+  Context C;
+  stages::RealNormalForm Normal{C};
+  Type F32 = Type::f32(), I32 = Type::i(32), I64 = Type::i(64);
+  std::vector<const Expr *> X;
+  void SetUp() override {
+    for (int K = 0; K < 8; ++K)
+      X.push_back(C.symbol("x" + std::to_string(K), F32));
+  }
+  const Expr *isNan(const Expr *A) { return C.fcmp(FCmpPredicate::Une, A, A); }
+  /// torch's fold: better = v > best || (isnan(v) && !isnan(best)).
+  std::pair<const Expr *, const Expr *> referenceArgmax(size_t Count = 8) {
+    const Expr *Best = X[0], *Where = C.intConst(I64, 0);
+    for (size_t K = 1; K < Count; ++K) {
+      const Expr *Better =
+          C.orOf(C.fcmp(FCmpPredicate::Ogt, X[K], Best),
+                 C.andOf(C.fcmp(FCmpPredicate::Uno, X[K], X[K]),
+                         C.fcmp(FCmpPredicate::Ord, Best, Best)));
+      Best = C.select(Better, X[K], Best);
+      Where = C.select(Better, C.intConst(I64, int64_t(K)), Where);
+    }
+    return {Best, Where};
+  }
+  /// Triton's combine (inductor's argmax helper), as a tree; TieToLarger
+  /// and Min make the wrong kernels.
+  std::pair<const Expr *, const Expr *>
+  combine(std::pair<const Expr *, const Expr *> A,
+          std::pair<const Expr *, const Expr *> B, bool TieToLarger,
+          bool Min) {
+    auto [Va, Ia] = A;
+    auto [Vb, Ib] = B;
+    const Expr *Strict = C.fcmp(Min ? FCmpPredicate::Olt : FCmpPredicate::Ogt,
+                                Va, Vb);
+    const Expr *Mask = C.orOf(
+        Strict, C.andOf(isNan(Va), C.notOf(isNan(Vb))));
+    const Expr *Equal = C.orOf(C.fcmp(FCmpPredicate::Oeq, Va, Vb),
+                               C.andOf(isNan(Va), isNan(Vb)));
+    const Expr *Tie =
+        C.icmp(TieToLarger ? ICmpPredicate::Sgt : ICmpPredicate::Slt, Ia, Ib);
+    Mask = C.orOf(Mask, C.andOf(Equal, Tie));
+    return {C.select(Mask, Va, Vb), C.select(Mask, Ia, Ib)};
+  }
+  /// Lanes from Padded on load -inf, the maximum's identity (masked).
+  std::pair<const Expr *, const Expr *> kernelArgmax(bool TieToLarger = false,
+                                                      bool Min = false,
+                                                      size_t Padded = 8) {
+    std::vector<std::pair<const Expr *, const Expr *>> Level;
+    for (size_t K = 0; K < X.size(); ++K)
+      Level.push_back({K < Padded ? X[K] : C.floatConst(F32, -INFINITY),
+                       C.intConst(I32, int64_t(K))});
+    while (Level.size() > 1) {
+      std::vector<std::pair<const Expr *, const Expr *>> Next;
+      for (size_t K = 0; K < Level.size(); K += 2)
+        Next.push_back(combine(Level[K], Level[K + 1], TieToLarger, Min));
+      Level = Next;
+    }
+    const Expr *AsFloat = C.cast(Op::SIToFP, Level[0].second, F32);
+    return {Level[0].first,
+            C.cast(Op::FPToSI, AsFloat, I64, RoundingMode::TowardZero)};
+  }
+  /// The node and its normal form agree on finite inputs with many ties.
+  void agreesOnFiniteInputs(const Expr *E) {
+    const Expr *N = Normal.normalize(E);
+    std::mt19937 Rng(7);
+    for (int Trial = 0; Trial < 200; ++Trial) {
+      Env In;
+      for (const Expr *S : X)
+        In.setSymbol(S->name(), Value::ofDouble(F32, double(Rng() % 3) - 1));
+      Interpreter A(In), B(In);
+      EXPECT_EQ(A.eval(E).Bits, B.eval(N).Bits) << "trial " << Trial;
+    }
+  }
+};
+
+TEST_F(ArgExtrema, ReferenceFoldAndKernelTreeMeet) {
+  auto [RefValue, RefIndex] = referenceArgmax();
+  auto [Value, Index] = kernelArgmax();
+  EXPECT_EQ(Normal.normalize(RefIndex), Normal.normalize(Index));
+  EXPECT_EQ(Normal.normalize(RefValue), Normal.normalize(Value));
+  EXPECT_GT(Normal.argExtremaFolded(), 0u);
+  agreesOnFiniteInputs(RefIndex);
+  agreesOnFiniteInputs(Index);
+  agreesOnFiniteInputs(Value);
+}
+
+TEST_F(ArgExtrema, MaskedLanesOfTheIdentityDropOut) {
+  // A row of 6 reduced in a block of 8: lanes 6 and 7 load -inf.
+  const Expr *Padded = kernelArgmax(false, false, 6).second;
+  EXPECT_EQ(Normal.normalize(Padded), Normal.normalize(referenceArgmax(6).second));
+  EXPECT_NE(Normal.normalize(Padded), Normal.normalize(referenceArgmax(7).second));
+  agreesOnFiniteInputs(Padded);
+}
+
+TEST_F(ArgExtrema, OtherTieBreaksAndMinimaStayApart) {
+  const Expr *Ref = Normal.normalize(referenceArgmax().second);
+  auto [LastValue, LastIndex] = kernelArgmax(/*TieToLarger=*/true);
+  EXPECT_NE(Normal.normalize(LastIndex), Ref);
+  // The maximum itself does not depend on the tie-break.
+  EXPECT_EQ(Normal.normalize(LastValue), Normal.normalize(referenceArgmax().first));
+  EXPECT_NE(Normal.normalize(kernelArgmax(false, /*Min=*/true).second), Ref);
+  agreesOnFiniteInputs(LastIndex);
+  agreesOnFiniteInputs(kernelArgmax(false, true).second);
+  // One index used twice is no arg-extremum.
+  auto A = combine({X[0], C.intConst(I32, 0)}, {X[1], C.intConst(I32, 1)},
+                   false, false);
+  auto B = combine({X[2], C.intConst(I32, 1)}, {X[3], C.intConst(I32, 3)},
+                   false, false);
+  const Expr *Twice = combine(A, B, false, false).second;
+  const Expr *Fine =
+      combine(A,
+              combine({X[2], C.intConst(I32, 2)}, {X[3], C.intConst(I32, 3)},
+                      false, false),
+              false, false)
+          .second;
+  EXPECT_NE(Normal.normalize(Twice), Normal.normalize(Fine));
+  agreesOnFiniteInputs(Twice);
+}
+
+} // namespace
