@@ -438,6 +438,13 @@ def build_cases():
     case("aten.flip.default", ["%a", [0, -1]], {}, {"a": make("i32", (2, 3, 2))}, **S)
     case("prims.rev.default", ["%a", [1]], {}, {"a": make("f32", (2, 5), "normal")}, **S)
     case("prims.rev.default", ["%a", [0, 2]], {}, {"a": make("f16", (2, 2, 3))}, **S)
+    # Running extrema (appended for the same reason): ties and NaNs.
+    R = dict(family="reduce")
+    for op in ("cummax", "cummin"):
+        case(f"aten.{op}.default", ["%a", 1], {}, {"a": make("f32", (4, 8), "normal")}, **R)
+        case(f"aten.{op}.default", ["%a", 0], {}, {"a": make("i32", (5, 3), "normal")}, **R)
+        case(f"aten.{op}.default", ["%a", -1], {}, {"a": torch.tensor([[1.0, 3.0, 3.0, 2.0, 5.0, 5.0], [1.0, math.nan, 5.0, math.nan, 2.0, 7.0], [-0.0, 0.0, -math.inf, math.inf, 0.0, -0.0]])}, **R)
+        case(f"aten.{op}.default", ["%a", 0], {}, {"a": torch.tensor([[2, 2], [1, 3], [2, 3]], dtype=torch.int32)}, **R)
 
 
 def lookup(overload):

@@ -1215,8 +1215,9 @@ private:
           std::to_string(Normal.extremaFlattened()) + " nodes)");
     if (Normal.argExtremaFolded())
       Result.Relaxations.push_back(
-          "over the reals: (value, index) selects of an arg-max/min as one "
-          "lexicographic extremum, the first index winning ties (" +
+          "over the reals: (value, index) selects as one lexicographic "
+          "arg-max/min, ties to the first or last index as the selects "
+          "break them (" +
           std::to_string(Normal.argExtremaFolded()) + " selects)");
     if (Normal.exponentialsCombined())
       Result.Relaxations.push_back(

@@ -221,10 +221,11 @@ std::optional<bool> extremumByTable(const Expr *Cond, const Expr *T,
 }
 
 /// The lexicographic preference of an arg-max (arg-min): the better value,
-/// and among equal values the smaller index.
-bool lexicographicallyBetter(bool IsMax, Relation R, bool IndexLess) {
+/// and among equal values the smaller index (the larger unless FirstWins).
+bool lexicographicallyBetter(bool IsMax, bool FirstWins, Relation R,
+                             bool IndexLess) {
   if (R == Relation::Equal)
-    return IndexLess;
+    return IndexLess == FirstWins;
   return IsMax == (R == Relation::Greater);
 }
 
@@ -248,7 +249,7 @@ bool isInfinity(const Expr *E, bool Negative);
 std::optional<RealNormalForm::ArgExtremum>
 RealNormalForm::argSide(const Expr *Index, const Expr *Value) {
   if (std::optional<int64_t> Key = indexKey(Index))
-    return ArgExtremum{true, {{*Key, Value, Index}}, Value};
+    return ArgExtremum{true, true, {{*Key, Value, Index}}, Value};
   auto It = ArgExtrema.find(Index);
   if (It == ArgExtrema.end())
     return std::nullopt;
@@ -318,24 +319,30 @@ const Expr *RealNormalForm::argSelect(const Expr *Cond, const Expr *T,
       ConditionTable Table(Cond, VT, VF, T, F);
       if (!Table.valid())
         continue;
-      for (bool IsMax : {true, false}) {
-        bool SingleA = A->Entries.size() == 1, SingleB = B->Entries.size() == 1;
-        if ((!SingleA && A->IsMax != IsMax) || (!SingleB && B->IsMax != IsMax))
-          continue;
-        bool Matches = true;
-        for (Relation R : {Relation::Less, Relation::Equal, Relation::Greater})
-          for (bool IndexLess : IndexCases) {
-            std::optional<bool> V = Table.at(R, IndexLess);
-            Matches &= V && *V == lexicographicallyBetter(IsMax, R, IndexLess);
-          }
-        if (!Matches)
-          continue;
-        // Every reading that folds to the same node is kept: which one
-        // the next select needs shows only there.
-        const Expr *Fold = argFold({IsMax, All, nullptr});
-        if (!Result)
-          Result = Fold;
-      }
+      bool SingleA = A->Entries.size() == 1, SingleB = B->Entries.size() == 1;
+      for (bool IsMax : {true, false})
+        for (bool FirstWins : {true, false}) {
+          auto Differs = [&](const ArgExtremum &S) {
+            return S.IsMax != IsMax || S.FirstWins != FirstWins;
+          };
+          if ((!SingleA && Differs(*A)) || (!SingleB && Differs(*B)))
+            continue;
+          bool Matches = true;
+          for (Relation R :
+               {Relation::Less, Relation::Equal, Relation::Greater})
+            for (bool IndexLess : IndexCases) {
+              std::optional<bool> V = Table.at(R, IndexLess);
+              Matches &= V && *V == lexicographicallyBetter(IsMax, FirstWins,
+                                                            R, IndexLess);
+            }
+          if (!Matches)
+            continue;
+          // Every reading is kept (under the node it folds to): which one
+          // the next select needs shows only there.
+          const Expr *Fold = argFold({IsMax, FirstWins, All, nullptr});
+          if (!Result)
+            Result = Fold;
+        }
     }
   if (Result)
     ++ArgFolded;
@@ -360,8 +367,10 @@ const Expr *RealNormalForm::argFold(ArgExtremum A) {
   const Expr *Best = A.Entries.front().Value, *Index = A.Entries.front().Out;
   for (size_t K = 1; K < A.Entries.size(); ++K) {
     const ArgEntry &E = A.Entries[K];
-    const Expr *Better = A.IsMax ? C.fcmp(FCmpPredicate::Olt, Best, E.Value)
-                                 : C.fcmp(FCmpPredicate::Olt, E.Value, Best);
+    // The later pair wins when better, or equal where ties go to it.
+    FCmpPredicate P = A.FirstWins ? FCmpPredicate::Olt : FCmpPredicate::Ole;
+    const Expr *Better = A.IsMax ? C.fcmp(P, Best, E.Value)
+                                 : C.fcmp(P, E.Value, Best);
     Index = C.select(Better, E.Out, Index);
     Best = extremum(A.IsMax, Best, E.Value);
   }

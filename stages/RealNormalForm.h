@@ -15,7 +15,8 @@
 //  - Arg-extrema. The index an argmax (argmin) reduction yields is a tree
 //    of selects on (value, index) pairs whose condition is a lexicographic
 //    compare: a value strictly better, or equal with the smaller index (the
-//    first extremum wins). A reference folds the pairs left to right; a
+//    first extremum wins; for a running cummax, the larger: the last). A
+//    reference folds the pairs left to right; a
 //    kernel combines them in a tree, with or without NaN tests, in an
 //    index type of its own. Any such select whose condition is, case by
 //    case, the lexicographic compare of the two sides' winners becomes the
@@ -137,6 +138,7 @@ private:
   };
   struct ArgExtremum {
     bool IsMax;
+    bool FirstWins; // ties go to the smaller key (else the larger)
     std::vector<ArgEntry> Entries; // by Key, distinct Keys
     const ir::Expr *Best;          // the extremum of the values
   };

@@ -594,6 +594,65 @@ OpResult atenScan(const OpCall &Op) {
   return castTensor(Op, S, Result);
 }
 
+/// cummax/cummin(self, dim) -> (values, indices): the running maximum
+/// (minimum) and where it was found. As ATen's kernels: an element replaces
+/// the running one when it is a NaN, or when the running one is not and
+/// the element is >= (<=) it, so ties and NaNs go to the latest index.
+OpResult atenCumExtremum(const OpCall &Op) {
+  bool IsMax = Op.op() == "aten.cummax";
+  Tensor X = Op.tensor(0, "self");
+  size_t Dim = X.rank() == 0 ? 0 : wrapDim(Op, Op.integer(1, "dim"), X.rank());
+  int64_t N = X.rank() == 0 ? 1 : X.size(Dim);
+  if (uint64_t(N) > Op.maxTermsPerElement())
+    Op.unsupported("a scan of " + std::to_string(N) + " terms");
+  DType D = X.dtype();
+  Context *C = &Op.C;
+  // The running pair at every position along Dim of the row through I,
+  // selected by I's own position (a select chain where it is symbolic).
+  auto Running = [C, X, Dim, N, D, IsMax](const Index &I, bool WantIndex) {
+    if (X.rank() == 0)
+      return WantIndex ? i64(*C, 0) : X.at(I);
+    Index J = I;
+    J[Dim] = i64(*C, 0);
+    const Expr *Best = X.at(J), *Where = i64(*C, 0);
+    auto Pick = [&]() { return WantIndex ? Where : Best; };
+    if (I[Dim]->isConst() && I[Dim]->constBits() == 0)
+      return Pick();
+    const Expr *Selected = Pick();
+    for (int64_t P = 1; P < N; ++P) {
+      J[Dim] = i64(*C, P);
+      const Expr *V = X.at(J);
+      const Expr *Replaces;
+      if (isFloating(D)) {
+        Replaces = C->orOf(
+            C->fcmp(FCmpPredicate::Uno, V, V),
+            C->andOf(C->fcmp(FCmpPredicate::Ord, Best, Best),
+                     C->fcmp(IsMax ? FCmpPredicate::Oge : FCmpPredicate::Ole,
+                             V, Best)));
+      } else {
+        bool S = isSigned(D) && D != DType::Bool;
+        Replaces = C->icmp(IsMax ? (S ? ICmpPredicate::Sge : ICmpPredicate::Uge)
+                                 : (S ? ICmpPredicate::Sle : ICmpPredicate::Ule),
+                           V, Best);
+      }
+      Best = C->select(Replaces, V, Best);
+      Where = C->select(Replaces, i64(*C, P), Where);
+      if (I[Dim]->isConst()) {
+        if (int64_t(I[Dim]->constBits()) == P)
+          return Pick();
+        continue;
+      }
+      Selected = C->select(C->eq(I[Dim], i64(*C, P)), Pick(), Selected);
+    }
+    return Selected;
+  };
+  Tensor Values(D, X.shape(),
+                [Running](const Index &I) { return Running(I, false); });
+  Tensor Indices(DType::I64, X.shape(),
+                 [Running](const Index &I) { return Running(I, true); });
+  return OpResult(std::vector<Tensor>{Values, Indices});
+}
+
 //===-- Normalization -----------------------------------------------------===//
 
 /// Reshapes a per-channel vector [C] to broadcast against dim Axis of a
@@ -776,6 +835,8 @@ const OpDefinition Table[] = {
     {"prims.prepare_softmax_online", primsPrepareSoftmaxOnline},
     {"aten.cumsum", atenScan},
     {"aten.cumprod", atenScan},
+    {"aten.cummax", atenCumExtremum},
+    {"aten.cummin", atenCumExtremum},
     {"aten.native_layer_norm", atenNativeLayerNorm},
     {"aten.native_batch_norm", atenBatchNorm},
     {"aten._native_batch_norm_legit_no_training", atenBatchNorm},

@@ -325,9 +325,17 @@ expect 1 "the kernel does not compute the reference" -- "$stagecheck" audit --st
 # combine picking the smaller value is a counterexample.
 heldout=$(dirname "$0")/../../bench/heldout
 expect 0 "FX -> TTIR *proved" -- "$stagecheck" audit --stages 'fx->ttir' "$heldout/inductor_argmax"
-also "selects of an arg-max/min as one lexicographic extremum" "argmax: the pair tree read as one arg-max"
+also "(value, index) selects as one lexicographic arg-max/min" "argmax: the pair tree read as one arg-max"
 mutant_of argmax_min "$heldout/inductor_argmax" ttir '37s/arith.cmpf ogt/arith.cmpf olt/'
 expect 1 "the kernel does not compute the reference at buf0" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/argmax_min"
+
+# cummax: torch's running maximum (a NaN or a value >= the running one
+# replaces it) against the kernel's scan of (value, index) pairs; the
+# combine made to keep the smaller value is a counterexample at the
+# second element.
+expect 0 "FX -> TTIR *proved" -- "$stagecheck" audit --stages 'fx->ttir' "$(dirname "$0")/../../bench/heldout3/inductor_cummax"
+mutant_of cummax_min "$(dirname "$0")/../../bench/heldout3/inductor_cummax" ttir '26s/arith.cmpf ogt/arith.cmpf olt/'
+expect 1 "the kernel does not compute the reference at buf0\[1\]" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/cummax_min"
 
 # The scan of logcumsumexp with its cross-warp barrier dropped: warp 1
 # reads warp 0's partial result before it is written. A counterexample

@@ -290,6 +290,22 @@ TEST_F(ArgExtrema, ReferenceFoldAndKernelTreeMeet) {
   agreesOnFiniteInputs(Value);
 }
 
+// cummax's index: ties go to the latest element (`v >= best`), as the
+// kernel's combine does with `index > other index` on equal values.
+TEST_F(ArgExtrema, TiesToTheLastIndexMeetTheirOwnFold) {
+  const Expr *Best = X[0], *Where = C.intConst(I64, 0);
+  for (size_t K = 1; K < X.size(); ++K) {
+    const Expr *Replaces = C.fcmp(FCmpPredicate::Oge, X[K], Best);
+    Best = C.select(Replaces, X[K], Best);
+    Where = C.select(Replaces, C.intConst(I64, int64_t(K)), Where);
+  }
+  const Expr *Last = kernelArgmax(/*TieToLarger=*/true).second;
+  EXPECT_EQ(Normal.normalize(Where), Normal.normalize(Last));
+  EXPECT_NE(Normal.normalize(Where),
+            Normal.normalize(referenceArgmax().second));
+  agreesOnFiniteInputs(Where);
+}
+
 TEST_F(ArgExtrema, MaskedLanesOfTheIdentityDropOut) {
   // A row of 6 reduced in a block of 8: lanes 6 and 7 load -inf.
   const Expr *Padded = kernelArgmax(false, false, 6).second;
