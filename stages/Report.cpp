@@ -54,17 +54,19 @@ void printCounterexample(std::ostream &OS, const Counterexample &X,
                   : "  every other racing load's byte = 0";
   // Many reads (a reduction's row): list those that are not zero.
   bool Summarize = X.Inputs.reads().size() > 8;
-  bool Omitted = false;
+  bool Omitted = false, Listed = false;
   for (const auto &[Key, V] : X.Inputs.reads()) {
     if (Summarize && V.Bits == 0) {
       Omitted = true;
       continue;
     }
+    Listed = true;
     Inputs +=
         "  " + Key.first + "[" + std::to_string(Key.second) + "] = " + V.str();
   }
   if (Omitted)
-    Inputs += "  every other element read = 0";
+    Inputs += Listed ? "  every other element read = 0"
+                     : "  every element read = 0";
   if (!Inputs.empty())
     OS << Indent << "input  " << Inputs << "\n";
   for (const Env::CallPoint &P : X.Inputs.calls()) {

@@ -328,6 +328,11 @@ expect 0 "FX -> TTIR *proved" -- "$stagecheck" audit --stages 'fx->ttir' "$heldo
 also "(value, index) selects as one lexicographic arg-max/min" "argmax: the pair tree read as one arg-max"
 mutant_of argmax_min "$heldout/inductor_argmax" ttir '37s/arith.cmpf ogt/arith.cmpf olt/'
 expect 1 "the kernel does not compute the reference at buf0" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/argmax_min"
+# Ties broken toward the larger index: the smallest input shows it, a row
+# of zeros, where torch says 0 and the kernel 127.
+mutant_of argmax_lasttie "$heldout/inductor_argmax" ttir '46s/arith.cmpi slt/arith.cmpi sgt/'
+expect 1 "target  buf0\[0\] = 127 " -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/argmax_lasttie"
+also "input    every element read = 0" "argmax tie-break: the counterexample shrunk to a row of zeros"
 
 # cummax: torch's running maximum (a NaN or a value >= the running one
 # replaces it) against the kernel's scan of (value, index) pairs; the
