@@ -6,6 +6,7 @@
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -379,3 +380,36 @@ TEST(FxGraph, AnnotationsWithStridesAndDevice) {
 }
 
 } // namespace
+
+// cummax as ATen's kernels compute it: a NaN, or a value >= the running
+// one, replaces it, so ties and NaNs go to the latest index; a NaN then
+// stays until another NaN replaces it.
+TEST(FxGraph, CummaxTiesAndNansGoToTheLatestIndex) {
+  ir::Context C;
+  Graph G = parseGraph(
+      "class M(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[6]\"):\n"
+      "        c = torch.ops.aten.cummax.default(x, 0)\n"
+      "        v: \"f32[6]\" = c[0]\n"
+      "        i: \"i64[6]\" = c[1]\n"
+      "        return (v, i)\n",
+      "m.py");
+  LiftedGraph L = liftGraph(C, G, {});
+  ASSERT_EQ(L.Outputs.size(), 2u);
+  const double X[] = {1, 3, 3, NAN, 7, 2};
+  ir::Env In;
+  for (int K = 0; K < 6; ++K)
+    In.setRead("x", K, ir::Value::ofDouble(ir::Type::f32(), X[K]));
+  const double Values[] = {1, 3, 3, NAN, NAN, NAN};
+  const int64_t Indices[] = {0, 1, 2, 3, 3, 3};
+  for (int K = 0; K < 6; ++K) {
+    Index At = {C.intConst(ir::Type::i(64), K)};
+    ir::Interpreter I(In);
+    double V = I.eval(L.Outputs[0].at(At)).asDouble();
+    if (std::isnan(Values[K]))
+      EXPECT_TRUE(std::isnan(V)) << K;
+    else
+      EXPECT_EQ(V, Values[K]) << K;
+    EXPECT_EQ(I.eval(L.Outputs[1].at(At)).asSigned(), Indices[K]) << K;
+  }
+}
