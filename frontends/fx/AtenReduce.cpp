@@ -318,6 +318,19 @@ OpResult atenAmax(const OpCall &Op) {
   return extremumOf(Op, X, R, Op.op() == "aten.amax");
 }
 
+/// i1: V beats Best for an integer maximum (minimum) of dtype D: V > Best
+/// (V < Best), or >= (<=) where OrEqual; signed as D is.
+const Expr *integerBetter(Context &C, DType D, bool IsMax, bool OrEqual,
+                          const Expr *V, const Expr *Best) {
+  bool S = isSigned(D) && D != DType::Bool;
+  ICmpPredicate P =
+      IsMax ? (S ? (OrEqual ? ICmpPredicate::Sge : ICmpPredicate::Sgt)
+                 : (OrEqual ? ICmpPredicate::Uge : ICmpPredicate::Ugt))
+            : (S ? (OrEqual ? ICmpPredicate::Sle : ICmpPredicate::Slt)
+                 : (OrEqual ? ICmpPredicate::Ule : ICmpPredicate::Ult));
+  return C.icmp(P, V, Best);
+}
+
 /// The index of the first maximum (minimum) along the reduced elements; a
 /// NaN counts as larger (smaller) than everything, the first NaN wins.
 Tensor argExtremum(const OpCall &Op, const Tensor &X, const Reduction &R,
@@ -344,10 +357,7 @@ Tensor argExtremum(const OpCall &Op, const Tensor &X, const Reduction &R,
                                       C->fcmp(FCmpPredicate::Ord, Best, Best));
         Better = C->orOf(Better, NewNaN);
       } else {
-        bool S = isSigned(D) && D != DType::Bool;
-        Better = C->icmp(IsMax ? (S ? ICmpPredicate::Sgt : ICmpPredicate::Ugt)
-                               : (S ? ICmpPredicate::Slt : ICmpPredicate::Ult),
-                         V, Best);
+        Better = integerBetter(*C, D, IsMax, /*OrEqual=*/false, V, Best);
       }
       Best = C->select(Better, V, Best);
       Where = C->select(Better, i64(*C, int64_t(K)), Where);
@@ -630,10 +640,7 @@ OpResult atenCumExtremum(const OpCall &Op) {
                      C->fcmp(IsMax ? FCmpPredicate::Oge : FCmpPredicate::Ole,
                              V, Best)));
       } else {
-        bool S = isSigned(D) && D != DType::Bool;
-        Replaces = C->icmp(IsMax ? (S ? ICmpPredicate::Sge : ICmpPredicate::Uge)
-                                 : (S ? ICmpPredicate::Sle : ICmpPredicate::Ule),
-                           V, Best);
+        Replaces = integerBetter(*C, D, IsMax, /*OrEqual=*/true, V, Best);
       }
       Best = C->select(Replaces, V, Best);
       Where = C->select(Replaces, i64(*C, P), Where);
