@@ -11,6 +11,8 @@ namespace stagecheck::stages {
 
 namespace {
 
+bool isInfinity(const Expr *E, bool Negative);
+
 /// The two compared operands of a max/min select: select(cmp(x, y) [or
 /// x != x], T, F) with {T, F} = {x, y}. Returns whether T is the larger
 /// (true: max), or nothing when the select is no extremum.
@@ -229,6 +231,17 @@ bool lexicographicallyBetter(bool IsMax, bool FirstWins, Relation R,
   return IsMax == (R == Relation::Greater);
 }
 
+/// Whether X R Y can hold over the extended reals: nothing is below -inf
+/// or above +inf (the factory folds `-inf > x` to false, so a condition
+/// need not say what it would do there).
+bool possible(const Expr *X, Relation R, const Expr *Y) {
+  if (R == Relation::Equal)
+    return true;
+  const Expr *Low = R == Relation::Less ? X : Y,
+             *High = R == Relation::Less ? Y : X;
+  return !isInfinity(Low, false) && !isInfinity(High, true);
+}
+
 /// Key of an index constant that has not been cast: its value, if it is a
 /// non-negative integer.
 std::optional<int64_t> indexKey(const Expr *E) {
@@ -242,9 +255,6 @@ std::optional<int64_t> indexKey(const Expr *E) {
 
 } // namespace
 
-namespace {
-bool isInfinity(const Expr *E, bool Negative);
-} // namespace
 
 std::optional<RealNormalForm::ArgExtremum>
 RealNormalForm::argSide(const Expr *Index, const Expr *Value) {
@@ -331,6 +341,8 @@ const Expr *RealNormalForm::argSelect(const Expr *Cond, const Expr *T,
           for (Relation R :
                {Relation::Less, Relation::Equal, Relation::Greater})
             for (bool IndexLess : IndexCases) {
+              if (!possible(VT, R, VF))
+                continue;
               std::optional<bool> V = Table.at(R, IndexLess);
               Matches &= V && *V == lexicographicallyBetter(IsMax, FirstWins,
                                                             R, IndexLess);
@@ -354,11 +366,11 @@ const Expr *RealNormalForm::argSelect(const Expr *Cond, const Expr *T,
 const Expr *RealNormalForm::argFold(ArgExtremum A) {
   unsigned FlattenedBefore = Flattened; // the report counts the kernels' own
   // A masked lane's identity (-inf for a maximum) never wins against a
-  // real, and every value that is no infinite constant is one here.
+  // real: an input read (a symbol or a buffer element) is one.
   bool SomeReal = std::any_of(A.Entries.begin(), A.Entries.end(),
                               [](const ArgEntry &E) {
-                                return !isInfinity(E.Value, true) &&
-                                       !isInfinity(E.Value, false);
+                                return E.Value->op() == Op::Symbol ||
+                                       E.Value->op() == Op::Read;
                               });
   if (SomeReal)
     std::erase_if(A.Entries, [&](const ArgEntry &E) {
