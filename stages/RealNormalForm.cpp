@@ -114,7 +114,6 @@ public:
     Valid = gather(Cond) && ComparesXY && Free.size() <= MaxFree;
   }
   bool valid() const { return Valid; }
-  bool comparesIndices() const { return ComparesIJ; }
   /// The condition's value where X R Y and (I < J) == IndexLess, if the
   /// same for every value of the free leaves.
   std::optional<bool> at(Relation R, bool IndexLess) const {
@@ -129,7 +128,7 @@ public:
   }
 
 private:
-  static constexpr size_t MaxFree = 4;
+  static constexpr size_t MaxFree = 4, MaxNodes = 64;
   bool connective(const Expr *E) const {
     return E->op() == Op::And || E->op() == Op::Or || E->op() == Op::Xor ||
            E->op() == Op::Not;
@@ -139,7 +138,8 @@ private:
                  (E->operand(0) == B && E->operand(1) == A));
   }
   bool gather(const Expr *E) {
-    if (!E->type().isBool())
+    // Small conditions only: eval walks them as trees, 2^Free times.
+    if (!E->type().isBool() || ++Visited > MaxNodes)
       return false;
     if (E->isConst())
       return true;
@@ -153,13 +153,11 @@ private:
       ComparesXY = true;
       return true;
     }
-    if (E->op() == Op::ICmp && pairOf(E, I, J)) {
-      ComparesIJ = true;
+    if (E->op() == Op::ICmp && pairOf(E, I, J))
       return true;
-    }
     if (std::find(Free.begin(), Free.end(), E) == Free.end())
       Free.push_back(E);
-    return true;
+    return Free.size() <= MaxFree;
   }
   bool eval(const Expr *E, Relation R, bool IndexLess, unsigned Bits) const {
     if (E->isConst())
@@ -204,7 +202,8 @@ private:
 
   const Expr *Cond, *X, *Y, *I, *J;
   std::vector<const Expr *> Free;
-  bool ComparesXY = false, ComparesIJ = false, Valid = false;
+  size_t Visited = 0;
+  bool ComparesXY = false, Valid = false;
 };
 
 /// select(Cond, T, F) of two reals is their maximum (true) or minimum
@@ -573,28 +572,6 @@ const Expr *RealNormalForm::absorbInfinity(const Expr *N,
 
 /// A comparison's value when its left operand is strictly below (Below)
 /// or strictly above its right one, both ordered.
-static bool holdsWhenOrdered(FCmpPredicate P, bool Below) {
-  switch (P) {
-  case FCmpPredicate::One:
-  case FCmpPredicate::Ord:
-  case FCmpPredicate::Une:
-  case FCmpPredicate::True:
-    return true;
-  case FCmpPredicate::Olt:
-  case FCmpPredicate::Ole:
-  case FCmpPredicate::Ult:
-  case FCmpPredicate::Ule:
-    return Below;
-  case FCmpPredicate::Ogt:
-  case FCmpPredicate::Oge:
-  case FCmpPredicate::Ugt:
-  case FCmpPredicate::Uge:
-    return !Below;
-  default: // False, Oeq, Ueq, Uno
-    return false;
-  }
-}
-
 /// A finite value compared with an infinity (inductor's `|max| == inf`
 /// guard): over the reals every value lies strictly between -inf and
 /// +inf, and none is NaN.
@@ -608,7 +585,9 @@ const Expr *RealNormalForm::compareWithInfinity(
       // Other < +inf and Other > -inf; seen from the left operand.
       bool OtherBelow = !Negative;
       bool LeftBelow = Side == 1 ? OtherBelow : !OtherBelow;
-      return C.boolean(holdsWhenOrdered(N->fcmpPredicate(), LeftBelow));
+      return C.boolean(holdsWhen(N->fcmpPredicate(),
+                                   LeftBelow ? Relation::Less
+                                             : Relation::Greater));
     }
   }
   return nullptr;

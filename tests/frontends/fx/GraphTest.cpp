@@ -219,6 +219,20 @@ TEST(FxGraph, BadEmbeddingsAndFlipsAreInputErrors) {
   EXPECT_THROW(Lift("torch.ops.prims.rev.default(w, [2])", "f32[4, 2]"),
                ir::InputError);
   EXPECT_NO_THROW(Lift("torch.ops.aten.flip.default(w, [0, 1])", "f32[4, 2]"));
+  // A running maximum along a dimension the tensor does not have.
+  auto Cummax = [](const std::string &Dim) {
+    ir::Context C;
+    Graph G = parseGraph("class M(torch.nn.Module):\n"
+                         "    def forward(self, w: \"f32[4, 2]\"):\n"
+                         "        c = torch.ops.aten.cummax.default(w, " + Dim + ")\n"
+                         "        v: \"f32[4, 2]\" = c[0]\n"
+                         "        return (v,)\n",
+                         "m.py");
+    liftGraph(C, G, {});
+  };
+  EXPECT_THROW(Cummax("2"), ir::InputError);
+  EXPECT_THROW(Cummax("-3"), ir::InputError);
+  EXPECT_NO_THROW(Cummax("-1"));
 }
 
 TEST(FxGraph, ParametersBecomeSymbols) {
