@@ -225,8 +225,13 @@ double poisonFor(unsigned Round) {
 } // namespace
 
 std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
+  if (Violation->isFalse()) // folded away: no trial can make it hold
+    return std::nullopt;
   std::vector<const Expr *> Symbols;
+  // The source side is evaluated on its own in differential trials, so its
+  // symbols (a size the violation no longer tests) need values too.
   std::vector<const Expr *> Roots{Violation};
+  Roots.insert(Roots.end(), O.SourceSide.begin(), O.SourceSide.end());
   // Integer symbols whose bits are read as a float (a value received from
   // another thread travels as bits) are drawn as that float.
   std::map<const Expr *, Type> ReadAsFloat;

@@ -158,6 +158,31 @@ TEST(Falsify, PoisonsWhatOnlyTheTargetReads) {
   expectFalsified(Differ, O);
 }
 
+/// As above, where the source's side also tests a size the violation no
+/// longer mentions (its guard was proved equal on both sides): the source
+/// side is evaluated alone, so that size needs a value too.
+TEST(Falsify, PoisonsWhenTheSourceSideTestsItsOwnSize) {
+  Context C;
+  Type F32 = Type::f32(), I32 = Type::i(32), I64 = Type::i(64);
+  const Expr *Sum = nullptr;
+  for (int K = 0; K < 256; ++K) {
+    const Expr *Product =
+        C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, K)),
+                      C.read("b", F32, C.intConst(I64, K)));
+    Sum = Sum ? C.floatBinary(Op::FAdd, Sum, Product) : Product;
+  }
+  const Expr *Extra =
+      C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, 256)),
+                    C.floatConst(F32, 0.0));
+  const Expr *Target = C.floatBinary(Op::FAdd, Sum, Extra);
+  const Expr *N = C.symbol("n", I32, SymbolRole::Param);
+  const Expr *Guard = C.icmp(ICmpPredicate::Sgt, N, C.intConst(I32, 0));
+  stages::FalsifyOptions O;
+  O.Trials = 64;
+  O.SourceSide = {Guard, Sum};
+  expectFalsified(bitsDiffer(C, Sum, Target), O);
+}
+
 /// The base launch has n = 64, where a mask `k <= n` one too wide reads
 /// past the 64 elements only at sizes that are not a multiple of 32:
 /// trials from the base that poison what only the target reads also move
