@@ -612,6 +612,36 @@ static bool neverSubnormal(const Expr *E, unsigned Depth = 4) {
   }
 }
 
+/// A value split into a low and a high piece and joined again (an i64 sent
+/// through two 32-bit shuffles): `zext(lo) | zext(hi) << w`, lo of w bits,
+/// is x when lo and hi are x's two halves, and sext(lo) when hi is lo's
+/// sign copied (`ashr lo, w-1`: the high word of a sign extension).
+/// nullptr when the pieces are anything else.
+static const Expr *rejoinedPieces(Context &C, const Expr *A, const Expr *B,
+                                  Type T) {
+  for (auto [Low, High] : {std::pair{A, B}, std::pair{B, A}}) {
+    if (Low->op() != Op::ZExt || High->op() != Op::Shl ||
+        High->operand(0)->op() != Op::ZExt || !High->operand(1)->isConst())
+      continue;
+    const Expr *Lo = Low->operand(0), *Hi = High->operand(0)->operand(0);
+    unsigned Width = Lo->type().bits();
+    if (High->operand(1)->constBits() != Width ||
+        Width + Hi->type().bits() != T.bits())
+      continue;
+    if (Lo->op() == Op::Trunc && Lo->operand(0)->type() == T) {
+      const Expr *Whole = Lo->operand(0);
+      if (Hi == C.cast(Op::Trunc,
+                       C.binary(Op::LShr, Whole, C.constant(T, Width)),
+                       Hi->type()))
+        return Whole;
+    }
+    if (Hi->type() == Lo->type() &&
+        Hi == C.binary(Op::AShr, Lo, C.constant(Lo->type(), Width - 1)))
+      return C.cast(Op::SExt, Lo, T);
+  }
+  return nullptr;
+}
+
 /// Integer identities; returns nullptr when none applies.
 static const Expr *foldIdentity(Context &C, Op O,
                                 std::span<const Expr *const> Ops, Type T,
@@ -636,6 +666,8 @@ static const Expr *foldIdentity(Context &C, Op O,
         return C.constant(T, 0);
       if (O == Op::Or && (IsConst(A, AllOnes) || IsConst(B, AllOnes)))
         return C.constant(T, AllOnes);
+      if (O == Op::Or)
+        return rejoinedPieces(C, A, B, T);
       break;
     case Op::Sub:
       if (IsConst(B, 0))

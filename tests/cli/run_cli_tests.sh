@@ -342,6 +342,15 @@ expect 0 "FX -> TTIR *proved" -- "$stagecheck" audit --stages 'fx->ttir' "$(dirn
 mutant_of cummax_min "$(dirname "$0")/../../bench/heldout3/inductor_cummax" ttir '26s/arith.cmpf ogt/arith.cmpf olt/'
 expect 1 "the kernel does not compute the reference at buf0\[1\]" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/cummax_min"
 
+# An int32 running sum widened to int64: each i64 crosses lanes as two
+# 32-bit shuffles, its high word first built as the sign of the loaded
+# int32 (ashr 31). Joined again they are the i64, so the scans meet; a
+# high word made with a logical shift (a zero extension of a negative
+# element) is a counterexample.
+expect 0 "TTGIR -> LLVM IR *proved" -- "$stagecheck" audit --stages 'ttgir->llir' "$(dirname "$0")/../../bench/heldout3/inductor_cumsum_int"
+mutant_of cumsum_int_zext "$(dirname "$0")/../../bench/heldout3/inductor_cumsum_int" llir '22s/ashr i32 %17, 31/lshr i32 %17, 31/'
+expect 1 "bug introduced at TTGIR -> LLVM IR" -- "$stagecheck" audit --stages 'ttgir->llir' "$tmp/cumsum_int_zext"
+
 # The scan of logcumsumexp with its cross-warp barrier dropped: warp 1
 # reads warp 0's partial result before it is written. A counterexample
 # (the racing loads read 0), its hundreds of racing bytes summarized.

@@ -108,6 +108,33 @@ TEST(Folding, PiecesOfAConcatenationAreThePieces) {
   EXPECT_EQ(Interpreter(E).eval(Middle).Bits, 0xcd12u);
 }
 
+/// An i64 sent through two 32-bit shuffles comes back as the i64; a sign
+/// extension's two words (x and ashr x, 31) come back as the extension.
+TEST(Folding, TwoHalvesJoinedAreTheWhole) {
+  Context C;
+  Type I32 = Type::i(32), I64 = Type::i(64);
+  auto Join = [&](const Expr *Lo, const Expr *Hi) {
+    return C.orOf(C.binary(Op::Shl, C.cast(Op::ZExt, Hi, I64),
+                           C.intConst(I64, 32)),
+                  C.cast(Op::ZExt, Lo, I64));
+  };
+  const Expr *S = C.symbol("s", I64), *X = C.symbol("x", I32);
+  const Expr *High =
+      C.cast(Op::Trunc, C.binary(Op::LShr, S, C.intConst(I64, 32)), I32);
+  EXPECT_EQ(Join(C.cast(Op::Trunc, S, I32), High), S);
+  const Expr *Sign = C.binary(Op::AShr, X, C.intConst(I32, 31));
+  EXPECT_EQ(Join(X, Sign), C.cast(Op::SExt, X, I64));
+  // Any other high word stays a join, and each value is the interpreter's.
+  const Expr *Other = Join(X, C.binary(Op::LShr, X, C.intConst(I32, 31)));
+  EXPECT_EQ(Other->op(), Op::Or);
+  Env E;
+  E.setSymbol("x", Value::ofBits(I32, 0x80000001));
+  EXPECT_EQ(Interpreter(E).eval(Join(X, Sign)).Bits, 0xffffffff80000001ull);
+  EXPECT_EQ(Interpreter(E).eval(Other).Bits, 0x0000000180000001ull);
+  const Expr *Crossed = Join(High, C.cast(Op::Trunc, S, I32)); // halves swapped
+  EXPECT_EQ(Crossed->op(), Op::Or);
+}
+
 TEST(Folding, AnExtensionCutBackIsItsOperand) {
   Context C;
   Type I16 = Type::i(16), I32 = Type::i(32), I64 = Type::i(64);
