@@ -547,16 +547,19 @@ std::vector<Val> Lifter::reduceLowered(
 //===----------------------------------------------------------------------===//
 
 // Triton's ScanOpToLLVM for an axis held by registers, then lanes, then
-// warps, in axis order: each thread scans its registers in axis order
-// (combine(acc, next)); the lanes' totals are scanned by shuffles up at
-// distances 1, 2, 4, ... (lane l >= d: combine(received, own)). Across
-// warps, each warp's last lane publishes its total through shared memory,
-// warp w's carry is the fold of the totals of warps 0 .. w-1 in order, and
-// a lane's inclusive total becomes combine(carry, total). A thread's last
-// register is then that inclusive total, and each other register r is
-// combine(carry in, its own prefix through r), the carry in being the
-// inclusive total of the lane before (the warp's carry for lane 0; none
-// for lane 0 of warp 0). Every combine takes the earlier elements first.
+// warps, in axis order, that block repeated by further registers: each
+// thread scans its contiguous registers in axis order (combine(acc, next));
+// the lanes' totals are scanned by shuffles up at distances 1, 2, 4, ...
+// (lane l >= d: combine(received, own)). Each warp's last lane publishes
+// its block's total (through shared memory across warps); block k's
+// running total folds, in order, the running total of the blocks before
+// and the totals of its warps, and warp w's carry is that fold as far as
+// warp w - 1 (none for warp 0 of block 0). A lane's inclusive total
+// becomes combine(carry, total). A thread's last contiguous register is
+// then that inclusive total, and each other register r is combine(carry
+// in, its own prefix through r), the carry in being the inclusive total
+// of the lane before (the warp's carry for lane 0). Every combine takes
+// the earlier elements first.
 std::vector<Val> Lifter::scanLowered(const Operation &O,
                                      const std::vector<Val> &Srcs,
                                      unsigned Axis) {
@@ -580,12 +583,19 @@ std::vector<Val> Lifter::scanLowered(const Operation &O,
     unsupported(O, "tt.scan across warps that hold copies of the same "
                    "elements (which copy publishes a warp's total is not "
                    "modelled)");
-  uint32_t Group = Regs.count(), NumLanes = Lanes.count(),
-           NumWarps = Warps.count();
-  bool InOrder =
-      int64_t(Group) * NumLanes * NumWarps == First.Shape[Axis];
-  for (unsigned J = 0; J < Regs.Bits.size(); ++J)
-    InOrder &= Regs.Steps[J] == int32_t(1u << J);
+  // The low register bits that step 1, 2, 4, ... hold a thread's
+  // contiguous elements; the register bits above them repeat the block
+  // that registers, lanes and warps cover together.
+  unsigned GroupBits = 0;
+  while (GroupBits < Regs.Bits.size() &&
+         Regs.Steps[GroupBits] == int32_t(1u << GroupBits))
+    ++GroupBits;
+  uint32_t Group = 1u << GroupBits, NumLanes = Lanes.count(),
+           NumWarps = Warps.count(), Blocks = Regs.count() / Group;
+  uint32_t Span = Group * NumLanes * NumWarps;
+  bool InOrder = int64_t(Span) * Blocks == First.Shape[Axis];
+  for (unsigned J = GroupBits; J < Regs.Bits.size(); ++J)
+    InOrder &= Regs.Steps[J] == int32_t(Span << (J - GroupBits));
   for (unsigned J = 0; J < Lanes.Bits.size(); ++J)
     InOrder &= Lanes.Steps[J] == int32_t(Group << J);
   for (unsigned J = 0; J < Warps.Bits.size(); ++J)
@@ -594,6 +604,12 @@ std::vector<Val> Lifter::scanLowered(const Operation &O,
     unsupported(O, "tt.scan over a layout whose registers, then lanes, then "
                    "warps do not hold the axis in order (Triton's scan order "
                    "for it is not modelled)");
+  // With one lane along the axis, the lowering carries a later block into
+  // a thread's other registers with the block's own total included.
+  if (Blocks > 1 && NumLanes == 1 && Group > 1)
+    unsupported(O, "tt.scan whose threads hold several contiguous elements "
+                   "of several blocks with one lane along the axis (the "
+                   "lowering's carry for it is not modelled)");
   noteRule("scan order", O);
 
   Type I32 = Type::i(32);
@@ -616,45 +632,59 @@ std::vector<Val> Lifter::scanLowered(const Operation &O,
     return Out;
   };
   using Vals = std::vector<Val>;
-  // Per warp: each lane's register prefixes and its inclusive total within
-  // the warp.
-  std::vector<std::vector<std::vector<Vals>>> Prefix(
-      NumWarps, std::vector<std::vector<Vals>>(NumLanes, std::vector<Vals>(Group)));
-  std::vector<std::vector<Vals>> Total(NumWarps, std::vector<Vals>(NumLanes));
-  for (uint32_t W = 0; W < NumWarps; ++W) {
-    for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
-      for (uint32_t R = 0; R < Group; ++R) {
-        int64_t K = (int64_t(W) * NumLanes + Lane) * Group + R;
-        Vals X = Leaf(K, Lane, W);
-        Prefix[W][Lane][R] = R == 0 ? X : combine(O, Prefix[W][Lane][R - 1], X);
+  auto Index = [&](uint32_t B, uint32_t W, uint32_t Lane, uint32_t R) {
+    return ((int64_t(B) * NumWarps + W) * NumLanes + Lane) * Group + R;
+  };
+  // Per block and warp: each lane's register prefixes and its inclusive
+  // total within the warp.
+  std::vector<std::vector<std::vector<std::vector<Vals>>>> Prefix(Blocks);
+  std::vector<std::vector<std::vector<Vals>>> Total(Blocks);
+  for (uint32_t B = 0; B < Blocks; ++B) {
+    Prefix[B].assign(NumWarps, std::vector<std::vector<Vals>>(
+                                   NumLanes, std::vector<Vals>(Group)));
+    Total[B].assign(NumWarps, std::vector<Vals>(NumLanes));
+    for (uint32_t W = 0; W < NumWarps; ++W) {
+      auto &P = Prefix[B][W];
+      for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
+        for (uint32_t R = 0; R < Group; ++R) {
+          Vals X = Leaf(Index(B, W, Lane, R), Lane, W);
+          P[Lane][R] = R == 0 ? X : combine(O, P[Lane][R - 1], X);
+        }
+      std::vector<Vals> &T = Total[B][W];
+      for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
+        T[Lane] = P[Lane][Group - 1];
+      for (uint32_t Delta = 1; Delta < NumLanes; Delta *= 2) {
+        std::vector<Vals> Next = T;
+        for (uint32_t Lane = Delta; Lane < NumLanes; ++Lane)
+          Next[Lane] = combine(O, T[Lane - Delta], T[Lane]);
+        T = std::move(Next);
       }
-    for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
-      Total[W][Lane] = Prefix[W][Lane][Group - 1];
-    for (uint32_t Delta = 1; Delta < NumLanes; Delta *= 2) {
-      std::vector<Vals> Next = Total[W];
-      for (uint32_t Lane = Delta; Lane < NumLanes; ++Lane)
-        Next[Lane] = combine(O, Total[W][Lane - Delta], Total[W][Lane]);
-      Total[W] = std::move(Next);
     }
   }
-  // Warp W's carry: the totals of the warps before it, folded in order;
-  // then each lane's inclusive total from the start of the axis.
-  std::vector<Vals> Carry(NumWarps);
-  for (uint32_t W = 1; W < NumWarps; ++W)
-    Carry[W] = W == 1 ? Total[0][NumLanes - 1]
-                      : combine(O, Carry[W - 1], Total[W - 1][NumLanes - 1]);
-  for (uint32_t W = 1; W < NumWarps; ++W)
-    for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
-      Total[W][Lane] = combine(O, Carry[W], Total[W][Lane]);
+  // Warp W's carry in block B (empty: none), the running total after each
+  // block, then each lane's inclusive total from the start of the axis.
+  std::vector<std::vector<Vals>> Carry(Blocks, std::vector<Vals>(NumWarps));
+  Vals Running;
+  for (uint32_t B = 0; B < Blocks; ++B) {
+    for (uint32_t W = 0; W < NumWarps; ++W) {
+      Carry[B][W] = Running;
+      const Vals &WarpTotal = Total[B][W][NumLanes - 1];
+      Running = Running.empty() ? WarpTotal : combine(O, Running, WarpTotal);
+    }
+    for (uint32_t W = 0; W < NumWarps; ++W)
+      if (!Carry[B][W].empty())
+        for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
+          Total[B][W][Lane] = combine(O, Carry[B][W], Total[B][W][Lane]);
+  }
   auto At = [&](int64_t K) -> Vals {
     uint32_t R = uint32_t(K % Group), Lane = uint32_t((K / Group) % NumLanes),
-             W = uint32_t(K / (int64_t(Group) * NumLanes));
+             W = uint32_t((K / (int64_t(Group) * NumLanes)) % NumWarps),
+             B = uint32_t(K / Span);
     if (R == Group - 1)
-      return Total[W][Lane];
-    if (Lane == 0 && W == 0)
-      return Prefix[W][Lane][R];
-    const Vals &In = Lane == 0 ? Carry[W] : Total[W][Lane - 1];
-    return combine(O, In, Prefix[W][Lane][R]);
+      return Total[B][W][Lane];
+    const Vals &In = Lane == 0 ? Carry[B][W] : Total[B][W][Lane - 1];
+    return In.empty() ? Prefix[B][W][Lane][R]
+                      : combine(O, In, Prefix[B][W][Lane][R]);
   };
   int64_t Extent = First.Shape[Axis];
   std::vector<Vals> Values;

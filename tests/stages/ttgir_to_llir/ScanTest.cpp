@@ -17,8 +17,10 @@ namespace {
 /// A corpus bundle's one scan kernel and its LLVM IR, checked against its
 /// TTGIR as given or edited.
 struct ScanKernel {
-  explicit ScanKernel(const std::string &Bundle)
-      : M(bundle::loadBundle(STAGECHECK_TEST_DIR "/corpus/" + Bundle)),
+  /// Bundle: a directory under tests/ (a corpus bundle by default).
+  explicit ScanKernel(const std::string &Bundle,
+                      const std::string &Under = "corpus")
+      : M(bundle::loadBundle(STAGECHECK_TEST_DIR "/" + Under + "/" + Bundle)),
         L(*M.launches().front()), Llir(test::fileText(L.file("llir"))) {}
 
   bundle::Manifest M;
@@ -95,6 +97,41 @@ TEST(Scan, AWarpGivenTheWrongCarryGivesACounterexample) {
   stages::PairResult R = K.against(
       K.edited(73, "%65 = icmp samesign ugt i32 %12, 1",
                "  %65 = icmp samesign ugt i32 %12, 2"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
+// A row of 64 held by 4 lanes x 2 warps, the 8 elements of that block
+// repeated by 8 registers (bench/heldout3/inductor_cumsum_reverse, a
+// flipped cumsum): block k's running total folds the running total of the
+// blocks before and its warps' totals in order, and warp 1's carry in
+// block k is that fold through warp 0.
+TEST(Scan, RepeatedBlocksInTritonsOrderAreProved) {
+  ScanKernel K("inductor_cumsum_reverse", "../bench/heldout3");
+  stages::PairResult R = K.against(K.Llir);
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+}
+
+// Line 195 gives a lane of block 1 its warp's carry (line 192: the running
+// total of block 0 for warp 0, that plus warp 0's total of block 1 for
+// warp 1); the mutant gives every warp block 0's running total.
+TEST(Scan, ABlockGivenTheWrongCarryGivesACounterexample) {
+  ScanKernel K("inductor_cumsum_reverse", "../bench/heldout3");
+  stages::PairResult R =
+      K.against(K.edited(195, "%181 = fadd float %93, %177",
+                         "  %181 = fadd float %93, %169"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
+// Line 190 starts block 1's running total as (t00 + t01) + t10; the
+// mutant takes t00 + (t01 + t10): equal over the reals, not in f32.
+TEST(Scan, ABlockRunningTotalFoldedOtherwiseGivesACounterexample) {
+  ScanKernel K("inductor_cumsum_reverse", "../bench/heldout3");
+  stages::PairResult R =
+      K.against(K.edited(190, "%176 = fadd float %169, %175",
+                         "  %t0110 = fadd float %168, %175\n"
+                         "  %176 = fadd float %166, %t0110"));
   EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
       << R.Reason;
 }
