@@ -560,9 +560,17 @@ std::vector<Val> Lifter::reduceLowered(
 // in, its own prefix through r), the carry in being the inclusive total
 // of the lane before (the warp's carry for lane 0). Every combine takes
 // the earlier elements first.
+//
+// A reverse scan is that forward scan run on the axis mirrored: the
+// lowering reverses each thread's registers, exchanges lane l with lane
+// l ^ 31 and numbers the warps along the axis from the last, scans
+// forward, and mirrors the result back. Each of those flips every bit of
+// its index, and registers, lanes and warps hold the axis in order, so
+// rank q of the forward scan holds element N-1-q (N the axis extent, read
+// by the thread that holds it) and element p's result is rank N-1-p's.
 std::vector<Val> Lifter::scanLowered(const Operation &O,
                                      const std::vector<Val> &Srcs,
-                                     unsigned Axis) {
+                                     unsigned Axis, bool Backward) {
   const Val &First = Srcs.front();
   if (!First.Ty || !First.Ty->Encoding)
     unsupported(O, "tt.scan of a tensor without a layout");
@@ -632,8 +640,15 @@ std::vector<Val> Lifter::scanLowered(const Operation &O,
     return Out;
   };
   using Vals = std::vector<Val>;
+  int64_t Extent = First.Shape[Axis];
   auto Index = [&](uint32_t B, uint32_t W, uint32_t Lane, uint32_t R) {
     return ((int64_t(B) * NumWarps + W) * NumLanes + Lane) * Group + R;
+  };
+  // The element at rank K of the forward scan, read by its own thread.
+  auto Ranked = [&](int64_t K) {
+    int64_t E = Backward ? Extent - 1 - K : K;
+    return Leaf(E, uint32_t((E / Group) % NumLanes),
+                uint32_t((E / (int64_t(Group) * NumLanes)) % NumWarps));
   };
   // Per block and warp: each lane's register prefixes and its inclusive
   // total within the warp.
@@ -647,7 +662,7 @@ std::vector<Val> Lifter::scanLowered(const Operation &O,
       auto &P = Prefix[B][W];
       for (uint32_t Lane = 0; Lane < NumLanes; ++Lane)
         for (uint32_t R = 0; R < Group; ++R) {
-          Vals X = Leaf(Index(B, W, Lane, R), Lane, W);
+          Vals X = Ranked(Index(B, W, Lane, R));
           P[Lane][R] = R == 0 ? X : combine(O, P[Lane][R - 1], X);
         }
       std::vector<Vals> &T = Total[B][W];
@@ -686,10 +701,9 @@ std::vector<Val> Lifter::scanLowered(const Operation &O,
     return In.empty() ? Prefix[B][W][Lane][R]
                       : combine(O, In, Prefix[B][W][Lane][R]);
   };
-  int64_t Extent = First.Shape[Axis];
   std::vector<Vals> Values;
   for (int64_t K = 0; K < Extent; ++K)
-    Values.push_back(At(K));
+    Values.push_back(At(Backward ? Extent - 1 - K : K));
   std::vector<Val> Results;
   for (size_t I = 0; I < Srcs.size(); ++I) {
     const Expr *E = Values.back()[I].E, *Def = Values.back()[I].Defined;

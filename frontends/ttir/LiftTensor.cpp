@@ -382,10 +382,7 @@ bool Lifter::liftTensorOp(const Operation &O) {
     unsigned A = unsigned(*Axis);
     bool Backward = Reverse && Reverse->asInt() && *Reverse->asInt();
     if (Opt.Lowering && !orderFreeCombine(O)) {
-      if (Backward)
-        unsupported(O, "a reverse scan whose combine depends on the order "
-                       "(Triton's order for it is not modelled)");
-      define(O, scanLowered(O, Srcs, A));
+      define(O, scanLowered(O, Srcs, A, Backward));
       return true;
     }
     int64_t Extent = Shape[A];

@@ -215,10 +215,11 @@ public:
   std::vector<Val>
   reduceLowered(const Operation &O, const std::vector<Val> &Srcs, unsigned Axis,
                 const std::function<std::vector<Val>(int64_t)> &Leaf);
-  /// tt.scan (forward) as Triton's lowering computes it, for a layout that
-  /// holds the axis within one warp; unsupported otherwise.
+  /// tt.scan as Triton's lowering computes it (Backward: from the end of
+  /// the axis), for a layout whose registers, lanes and warps hold the axis
+  /// in order; unsupported otherwise.
   std::vector<Val> scanLowered(const Operation &O, const std::vector<Val> &Srcs,
-                               unsigned Axis);
+                               unsigned Axis, bool Backward);
 
   // Provenance.
   unsigned NodesBefore = 0;

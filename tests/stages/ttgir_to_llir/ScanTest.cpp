@@ -136,4 +136,52 @@ TEST(Scan, ABlockRunningTotalFoldedOtherwiseGivesACounterexample) {
       << R.Reason;
 }
 
+// tl.cumsum(reverse=True) over a row of 512 in 4 warps
+// (bench/scans/scan_reverse_warps): the lowering reverses each thread's
+// registers, flips the lanes with butterfly shuffles (16, 8, 4, 2, 1),
+// numbers the warps from the last, scans forward and flips back.
+TEST(Scan, AReverseScanInTritonsOrderIsProved) {
+  ScanKernel K("scan_reverse_warps", "../bench/scans");
+  stages::PairResult R = K.against(K.Llir);
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+}
+
+// The same scan over a row of 128 in one warp
+// (bench/scans/scan_reverse_warp): a lane flip without its distance-4
+// step exchanges lane l with l ^ 27, and the scan runs over the row in
+// another order.
+TEST(Scan, AReverseScanWithAWrongLaneFlipGivesACounterexample) {
+  ScanKernel K("scan_reverse_warp", "../bench/scans");
+  stages::PairResult R = K.against(K.edited(
+      24, "%23 = tail call i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 %22, i32 4, i32 31)",
+      "  %23 = tail call i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 %22, i32 0, i32 31)"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
+// Line 48 ends a thread's prefix of its four flipped registers as
+// ((a + b) + c) + d; the mutant takes (a + b) + (c + d).
+TEST(Scan, AReverseScansThreadPrefixAssociatedOtherwiseGivesACounterexample) {
+  ScanKernel K("scan_reverse_warp", "../bench/scans");
+  stages::PairResult R = K.against(
+      K.edited(48, "%47 = fadd float %46, %44",
+               "  %cd = fadd float %38, %44\n"
+               "  %47 = fadd float %45, %cd"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
+// The same LLVM IR against the TTGIR with its scan made forward: the two
+// sides sum different halves of the row.
+TEST(Scan, AReverseScanIsNotAForwardOne) {
+  ScanKernel K("scan_reverse_warps", "../bench/scans");
+  std::string Ttgir = test::fileText(K.L.file("ttgir"));
+  size_t At = Ttgir.find("reverse = true");
+  ASSERT_NE(At, std::string::npos);
+  Ttgir.replace(At, 14, "reverse = false");
+  stages::PairResult R = test::ttgirAgainstLlir(K.M, K.L, Ttgir, K.Llir, 60);
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
 } // namespace

@@ -10,6 +10,7 @@
 
 #include "bundle/Manifest.h"
 #include "frontends/ttir/Mlir.h"
+#include "stages/Pipeline.h"
 #include "stages/ttgir_to_llir.h"
 
 #include <filesystem>
@@ -25,19 +26,45 @@ inline std::string tritonLibdevice() {
   return std::filesystem::exists(P) ? P.string() : "";
 }
 
-/// L's TTGIR against Llir (text standing for L's .llir file), with the
-/// launch's options and Triton's libdevice, within Seconds.
-inline stages::PairResult againstTtgir(const bundle::Manifest &M,
-                                       const bundle::Launch &L,
-                                       const std::string &Llir,
-                                       double Seconds = 300) {
-  ttir::Module Ttgir = ttir::parseModuleFile(L.file("ttgir"));
+/// Ttgir (L's TTGIR or an edited copy) against Llir (text standing for
+/// L's .llir file), with the launch's options and Triton's libdevice,
+/// within Seconds, as an audit asks it: testing starts at the launch the
+/// bundle ran, and loads are bounded by what its pointers reach.
+inline stages::PairResult moduleAgainstLlir(const bundle::Manifest &M,
+                                            const bundle::Launch &L,
+                                            const ttir::Module &Ttgir,
+                                            const std::string &Llir,
+                                            double Seconds) {
+  ir::Context C;
   stages::TtgirToLlirOptions O =
       stages::optionsForLaunch(M, L, stages::CheckOptions());
   O.Libdevice = O.LinkedLibdevice = tritonLibdevice();
   O.TimeLimitSeconds = Seconds;
-  ir::Context C;
+  for (auto [Symbol, Value] : stages::launchConstants(C, L, *O.Interface)) {
+    O.Check.Preferred.push_back({Symbol, Value});
+    O.Launch.push_back({Symbol, Value});
+  }
+  O.Reach = stages::reachOf(M, L);
   return stages::checkTtgirToLlir(C, Ttgir, Llir, L.file("llir"), O);
+}
+
+/// L's TTGIR against Llir, as above.
+inline stages::PairResult againstTtgir(const bundle::Manifest &M,
+                                       const bundle::Launch &L,
+                                       const std::string &Llir,
+                                       double Seconds = 300) {
+  return moduleAgainstLlir(M, L, ttir::parseModuleFile(L.file("ttgir")), Llir,
+                           Seconds);
+}
+
+/// TtgirText (standing for L's .ttgir file) against Llir, as above.
+inline stages::PairResult ttgirAgainstLlir(const bundle::Manifest &M,
+                                           const bundle::Launch &L,
+                                           const std::string &TtgirText,
+                                           const std::string &Llir,
+                                           double Seconds = 300) {
+  return moduleAgainstLlir(M, L, ttir::parseModule(TtgirText, L.file("ttgir")),
+                           Llir, Seconds);
 }
 
 } // namespace stagecheck::test
