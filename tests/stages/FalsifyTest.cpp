@@ -131,30 +131,37 @@ TEST(Falsify, TakesSizesFromTheBaseAndDrawsItsFloatsAfresh) {
   expectFalsified(Violation, O);
 }
 
-/// A dot product of 256 elements whose target also reads element k = n
-/// (a mask one too wide) and multiplies it by the zero a masked load gives
-/// the other operand: equal on every finite input. Wild draws put an
-/// infinity or a NaN among the 256 shared reads too, tame ones never reach
-/// it; trials that give what only the target reads an infinity show it.
+/// A dot product of 256 elements (the source's) and the same whose target
+/// also reads element k = n (a mask one too wide) and multiplies it by the
+/// zero a masked load gives the other operand: equal on every finite input.
+struct WideMaskDot {
+  const Expr *Source = nullptr, *Target = nullptr;
+  explicit WideMaskDot(Context &C) {
+    Type F32 = Type::f32(), I64 = Type::i(64);
+    for (int K = 0; K < 256; ++K) {
+      const Expr *Product =
+          C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, K)),
+                        C.read("b", F32, C.intConst(I64, K)));
+      Source = Source ? C.floatBinary(Op::FAdd, Source, Product) : Product;
+    }
+    const Expr *Extra =
+        C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, 256)),
+                      C.floatConst(F32, 0.0));
+    Target = C.floatBinary(Op::FAdd, Source, Extra);
+  }
+};
+
+/// Wild draws put an infinity or a NaN among the 256 shared reads too,
+/// tame ones never reach the extra one; trials that give what only the
+/// target reads an infinity show it.
 TEST(Falsify, PoisonsWhatOnlyTheTargetReads) {
   Context C;
-  Type F32 = Type::f32(), I64 = Type::i(64);
-  const Expr *Sum = nullptr;
-  for (int K = 0; K < 256; ++K) {
-    const Expr *Product =
-        C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, K)),
-                      C.read("b", F32, C.intConst(I64, K)));
-    Sum = Sum ? C.floatBinary(Op::FAdd, Sum, Product) : Product;
-  }
-  const Expr *Extra =
-      C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, 256)),
-                    C.floatConst(F32, 0.0));
-  const Expr *Target = C.floatBinary(Op::FAdd, Sum, Extra);
-  const Expr *Differ = bitsDiffer(C, Sum, Target);
+  WideMaskDot Dot(C);
+  const Expr *Differ = bitsDiffer(C, Dot.Source, Dot.Target);
   stages::FalsifyOptions O;
   O.Trials = 64;
   EXPECT_FALSE(stages::falsify(Differ, O)) << "found without the source side";
-  O.SourceSide = {Sum};
+  O.SourceSide = {Dot.Source};
   expectFalsified(Differ, O);
 }
 
@@ -163,24 +170,14 @@ TEST(Falsify, PoisonsWhatOnlyTheTargetReads) {
 /// side is evaluated alone, so that size needs a value too.
 TEST(Falsify, PoisonsWhenTheSourceSideTestsItsOwnSize) {
   Context C;
-  Type F32 = Type::f32(), I32 = Type::i(32), I64 = Type::i(64);
-  const Expr *Sum = nullptr;
-  for (int K = 0; K < 256; ++K) {
-    const Expr *Product =
-        C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, K)),
-                      C.read("b", F32, C.intConst(I64, K)));
-    Sum = Sum ? C.floatBinary(Op::FAdd, Sum, Product) : Product;
-  }
-  const Expr *Extra =
-      C.floatBinary(Op::FMul, C.read("a", F32, C.intConst(I64, 256)),
-                    C.floatConst(F32, 0.0));
-  const Expr *Target = C.floatBinary(Op::FAdd, Sum, Extra);
+  Type I32 = Type::i(32);
+  WideMaskDot Dot(C);
   const Expr *N = C.symbol("n", I32, SymbolRole::Param);
   const Expr *Guard = C.icmp(ICmpPredicate::Sgt, N, C.intConst(I32, 0));
   stages::FalsifyOptions O;
   O.Trials = 64;
-  O.SourceSide = {Guard, Sum};
-  expectFalsified(bitsDiffer(C, Sum, Target), O);
+  O.SourceSide = {Guard, Dot.Source};
+  expectFalsified(bitsDiffer(C, Dot.Source, Dot.Target), O);
 }
 
 /// The base launch has n = 64, where a mask `k <= n` one too wide reads
