@@ -97,6 +97,12 @@ const Expr *Libdevice::definedness(Context &C, const Expr *E) {
   return D;
 }
 
+std::pair<const Expr *, const Expr *> Libdevice::withBodies(Context &C,
+                                                           const Expr *E) {
+  const Expr *R = rewrite(C, E);
+  return {R, definedness(C, E)};
+}
+
 Effects Libdevice::apply(Context &C, const Effects &E) {
   Effects Out = E;
   for (Write &W : Out.Writes) {

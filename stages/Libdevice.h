@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace stagecheck::stages {
 
@@ -37,6 +38,10 @@ public:
   /// that is poison where the body says so gets that in its definedness.
   /// Throws ir::UnsupportedError when a body is not available.
   ir::Effects apply(ir::Context &C, const ir::Effects &E);
+  /// E with every libdevice call replaced by its body, and the i1 under
+  /// which those bodies return no poison. Throws as apply() does.
+  std::pair<const ir::Expr *, const ir::Expr *> withBodies(ir::Context &C,
+                                                           const ir::Expr *E);
   /// Each function replaced, with the number of distinct calls.
   const std::map<std::string, unsigned> &used() const { return Used; }
 

@@ -342,6 +342,14 @@ expect 0 "FX -> TTIR *proved" -- "$stagecheck" audit --stages 'fx->ttir' "$(dirn
 mutant_of cummax_min "$(dirname "$0")/../../bench/heldout3/inductor_cummax" ttir '26s/arith.cmpf ogt/arith.cmpf olt/'
 expect 1 "the kernel does not compute the reference at buf0\[1\]" -- "$stagecheck" audit --stages 'fx->ttir' "$tmp/cummax_min"
 
+# nan_to_num(x * 1e30): the reals give the kernel's inf tests no value, so
+# the values are proved bit-exact in IEEE with __nv_isnanf's libdevice
+# body; posinf replaced by 2 instead of 1 is a counterexample at an input
+# whose product overflows.
+expect 0 "FX -> TTIR *proved.*bit-exact in IEEE where the reals give a value no meaning" -- "$stagecheck" audit --stages 'fx->ttir' --libdevice "$lib" "$tests/corpus/inductor_nan_to_num"
+mutant_of nan_to_num_posinf "$tests/corpus/inductor_nan_to_num" ttir '7s/dense<1.000000e+00>/dense<2.000000e+00>/'
+expect 1 "the kernel does not compute the reference at buf0.*they differ by 1" -- "$stagecheck" audit --stages 'fx->ttir' --libdevice "$lib" "$tmp/nan_to_num_posinf"
+
 # An int32 running sum widened to int64: each i64 crosses lanes as two
 # 32-bit shuffles, its high word first built as the sign of the loaded
 # int32 (ashr 31). Joined again they are the i64, so the scans meet; a
