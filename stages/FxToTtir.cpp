@@ -12,6 +12,7 @@
 #include "stages/Falsify.h"
 #include "stages/Libdevice.h"
 #include "stages/Pipeline.h"
+#include "stages/ttgir_to_llir.h"
 
 #include <chrono>
 #include <cmath>
@@ -1737,10 +1738,18 @@ private:
     bool Calls = false;
     for (const Expr *N : postOrder(Roots))
       Calls |= Libdevice::isLibdeviceCall(N);
-    std::string Path = Options.Check.Libdevice.empty() ? defaultLibdevice()
-                                                       : Options.Check.Libdevice;
-    if (!Calls || Path.empty() || M.Capability == 0)
+    // The bodies TTGIR <-> LLVM IR gives the same calls, so that the two
+    // proofs compose: the kernels' own libdevice where it can be read.
+    std::set<std::string> Paths;
+    for (const bundle::Launch *L : M.launches()) {
+      std::string Meta = L->file("metadata");
+      Paths.insert(chosenLibdevice(Options.Check.Libdevice,
+                                   Meta.empty() ? "" : linkedLibdevice(Meta)));
+    }
+    if (!Calls || Paths.size() != 1 || Paths.begin()->empty() ||
+        M.Capability == 0)
       return false;
+    const std::string &Path = *Paths.begin();
     std::string Name = "values of " + E.Tensor + " (bit-exact, libdevice bodies)";
     double Seconds = 0;
     try {

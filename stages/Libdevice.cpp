@@ -4,12 +4,23 @@
 #include "ir/Errors.h"
 #include "stagecheck/Config.h"
 
+#include <fstream>
+
 using namespace stagecheck::ir;
 
 namespace stagecheck::stages {
 
 std::string defaultLibdevice() {
   return STAGECHECK_HAVE_CUDA ? STAGECHECK_LIBDEVICE_PATH : "";
+}
+
+std::string chosenLibdevice(const std::string &Given,
+                            const std::string &Linked) {
+  if (!Given.empty())
+    return Given;
+  if (!Linked.empty() && std::ifstream(Linked).good())
+    return Linked;
+  return defaultLibdevice();
 }
 
 Libdevice::Libdevice(std::string Path, int ReflectFtz, unsigned SmVersion)

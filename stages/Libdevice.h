@@ -26,6 +26,12 @@ namespace stagecheck::stages {
 /// The default libdevice of this build, "" when the build has none.
 std::string defaultLibdevice();
 
+/// The libdevice whose bodies give a kernel's calls their meaning: Given
+/// (--libdevice), else the one the kernel was linked with when it can be
+/// read here, else the default; "" when there is none.
+std::string chosenLibdevice(const std::string &Given,
+                            const std::string &Linked);
+
 class Libdevice {
 public:
   /// Path: libdevice.10.bc; "" means none (every call is then unknown).

@@ -317,12 +317,7 @@ private:
       return;
     Interface = O.Interface ? *O.Interface : First.Interface;
     Llvm = liftCta(C, LlirText, LlirName, Interface, O);
-    LibdevicePath = O.Libdevice;
-    if (LibdevicePath.empty() && !O.LinkedLibdevice.empty() &&
-        std::ifstream(O.LinkedLibdevice).good())
-      LibdevicePath = O.LinkedLibdevice;
-    if (LibdevicePath.empty())
-      LibdevicePath = defaultLibdevice();
+    LibdevicePath = chosenLibdevice(O.Libdevice, O.LinkedLibdevice);
     Library =
         std::make_unique<Libdevice>(LibdevicePath, Llvm->ReflectFtz, Llvm->Sm);
   }
