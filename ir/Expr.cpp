@@ -74,6 +74,25 @@ bool isCommutative(Op O) {
   }
 }
 
+bool isSymmetricComparison(Op O, uint8_t Attr) {
+  if (O == Op::ICmp)
+    return ICmpPredicate(Attr) == ICmpPredicate::Eq ||
+           ICmpPredicate(Attr) == ICmpPredicate::Ne;
+  if (O != Op::FCmp)
+    return false;
+  switch (FCmpPredicate(Attr)) {
+  case FCmpPredicate::Oeq:
+  case FCmpPredicate::One:
+  case FCmpPredicate::Ord:
+  case FCmpPredicate::Ueq:
+  case FCmpPredicate::Une:
+  case FCmpPredicate::Uno:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool hasRounding(Op O) {
   switch (category(O)) {
   case OpCategory::FloatBinaryRounded:
@@ -664,6 +683,8 @@ static const Expr *foldIdentity(Context &C, Op O,
         return A;
       if (A == B && O == Op::Xor)
         return C.constant(T, 0);
+      if (O == Op::Xor && T.isBool() && (IsConst(A, 1) || IsConst(B, 1)))
+        return C.notOf(IsConst(A, 1) ? B : A);
       if (O == Op::Or && (IsConst(A, AllOnes) || IsConst(B, AllOnes)))
         return C.constant(T, AllOnes);
       if (O == Op::Or)
@@ -722,6 +743,28 @@ static const Expr *foldIdentity(Context &C, Op O,
   if ((O == Op::ICmp || O == Op::FCmp) && swapsOperands(O, Attr)) {
     const Expr *Swapped[] = {Ops[1], Ops[0]};
     return C.make(O, Swapped, swappedPredicate(O, Attr));
+  }
+  // Booleans compared are boolean operations: a < b (unsigned: false <
+  // true) is !a & b, a <= b is !a | b, signed the other way (true is -1),
+  // a == b is !(a ^ b).
+  if (O == Op::ICmp && Ops[0]->type().isBool()) {
+    const Expr *A = Ops[0], *B = Ops[1];
+    switch (ICmpPredicate(Attr)) {
+    case ICmpPredicate::Eq:
+      return C.notOf(C.xorOf(A, B));
+    case ICmpPredicate::Ne:
+      return C.xorOf(A, B);
+    case ICmpPredicate::Ult:
+      return C.andOf(C.notOf(A), B);
+    case ICmpPredicate::Ule:
+      return C.orOf(C.notOf(A), B);
+    case ICmpPredicate::Slt:
+      return C.andOf(A, C.notOf(B));
+    case ICmpPredicate::Sle:
+      return C.orOf(A, C.notOf(B));
+    default:
+      break; // the "greater" forms were swapped above
+    }
   }
   // Against a constant, an integer comparison is `x < c` or its
   // complement `c <= x`: c < x is c+1 <= x, and x <= c is x < c+1.
@@ -930,6 +973,9 @@ const Expr *Context::make(Op O, std::span<const Expr *const> Operands,
   if (isCommutative(O) && Ops[1]->id() < Ops[0]->id())
     std::swap(Ops[0], Ops[1]);
   if (O == Op::Fma && Ops[1]->id() < Ops[0]->id())
+    std::swap(Ops[0], Ops[1]);
+  if (isSymmetricComparison(O, Attr) && !Ops[1]->isConst() &&
+      (Ops[0]->isConst() || Ops[1]->id() < Ops[0]->id()))
     std::swap(Ops[0], Ops[1]);
   const std::string *N = O == Op::Call ? &intern(Name) : nullptr;
   if (const Expr *Folded = fold(O, T, Ops, Attr, N))

@@ -5,7 +5,11 @@
 // pointer equality is structural equality.
 //
 // Canonical forms the Context maintains:
-//  - operands of commutative ops are ordered by node id (creation order);
+//  - operands of commutative ops are ordered by node id (creation order),
+//    and so are those of a symmetric comparison (x == y, x uno y, ...),
+//    a constant second;
+//  - a comparison of booleans is the connective it is (a <u b is !a & b,
+//    a == b is !(a ^ b)), and a ^ true is !a;
 //  - an op whose operands are all constants is folded to a constant (except
 //    Call, which is uninterpreted);
 //  - integer identities fold: x+0, x-0, x*1, x*0, x&0, x&~0, x|0, x|~0, x^0,
@@ -77,6 +81,9 @@ OpCategory category(Op O);
 const char *spelling(Op O);
 bool parseOp(std::string_view Text, Op &Out);
 bool isCommutative(Op O);
+/// Whether a comparison with this predicate means the same with its
+/// operands exchanged (eq, ne; oeq, one, ord, ueq, une, uno).
+bool isSymmetricComparison(Op O, uint8_t Predicate);
 /// True for ops that carry a RoundingMode attribute.
 bool hasRounding(Op O);
 

@@ -12,8 +12,12 @@ using namespace ir;
 
 namespace {
 
-/// The first two operands of O are ordered by node id (ir/Expr.h).
-bool operandsOrderedById(Op O) { return isCommutative(O) || O == Op::Fma; }
+/// Whether E's first two operands are ordered by node id (ir/Expr.h):
+/// commutative operations, fma and symmetric comparisons.
+bool operandsOrderedById(const Expr *E) {
+  return isCommutative(E->op()) || E->op() == Op::Fma ||
+         isSymmetricComparison(E->op(), E->rawAttribute());
+}
 
 using Pair = std::pair<const Expr *, const Expr *>;
 
@@ -84,7 +88,7 @@ std::optional<Walk> walk(Context &C, const Expr *A, const Expr *B,
     // With nothing shared, the operands that look more alike are paired
     // (two sums of one log1p and one expm1 body, met in other orders).
     bool Crossed =
-        operandsOrderedById(X->op()) && X->operand(0) != Y->operand(0) &&
+        operandsOrderedById(X) && X->operand(0) != Y->operand(0) &&
         X->operand(1) != Y->operand(1) &&
         (X->operand(0) == Y->operand(1) || X->operand(1) == Y->operand(0) ||
          crossedLooksAlike(X->operand(0), X->operand(1), Y->operand(0),

@@ -309,6 +309,14 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
                            Value::ofBits(S->type(),
                                          B->Bits + (Down ? uint64_t(0) - 1 : 1)));
       };
+      // A size the base leaves free is drawn as 1 on every other turn: a
+      // launch of one row and one column still reads past a mask one too
+      // wide, and its one program writes (a wild size puts the program's
+      // tile out of range).
+      if (Turn % 2 == 0)
+        for (const Expr *S : Sizes.Masked)
+          if (!O.Base.symbol(S->name()))
+            Inputs.setSymbol(S->name(), Value::ofBits(S->type(), 1));
       if (Turn < 3) {
         for (const Expr *S : Sizes.Masked)
           Move(S, Turn == 1);

@@ -25,6 +25,27 @@ TEST(HashConsing, CommutativeOperandsShareOneNode) {
   EXPECT_NE(C.floatBinary(Op::FSub, X, Y), C.floatBinary(Op::FSub, Y, X));
 }
 
+/// x == y and y == x are one node (an optimizer may spell a comparison
+/// either way round), as are the other symmetric comparisons; a constant
+/// goes second. Ordered comparisons keep their operands' order.
+TEST(HashConsing, SymmetricComparisonsShareOneNode) {
+  Context C;
+  const Expr *A = C.symbol("a", Type::i(32)), *B = C.symbol("b", Type::i(32));
+  const Expr *X = C.symbol("x", Type::f32()), *Y = C.symbol("y", Type::f32());
+  for (ICmpPredicate P : {ICmpPredicate::Eq, ICmpPredicate::Ne})
+    EXPECT_EQ(C.icmp(P, A, B), C.icmp(P, B, A));
+  for (FCmpPredicate P : {FCmpPredicate::Oeq, FCmpPredicate::One,
+                          FCmpPredicate::Ord, FCmpPredicate::Ueq,
+                          FCmpPredicate::Une, FCmpPredicate::Uno})
+    EXPECT_EQ(C.fcmp(P, X, Y), C.fcmp(P, Y, X));
+  const Expr *Seven = C.intConst(Type::i(32), 7);
+  const Expr *Eq = C.icmp(ICmpPredicate::Eq, Seven, A);
+  EXPECT_EQ(Eq->operand(0), A);
+  EXPECT_EQ(Eq->operand(1), Seven);
+  EXPECT_NE(C.icmp(ICmpPredicate::Slt, A, B), C.icmp(ICmpPredicate::Slt, B, A));
+  EXPECT_NE(C.fcmp(FCmpPredicate::Olt, X, Y), C.fcmp(FCmpPredicate::Olt, Y, X));
+}
+
 TEST(HashConsing, SameConstructionSameNode) {
   Context C;
   const Expr *A = C.symbol("a", Type::i(8));
@@ -133,6 +154,33 @@ TEST(Folding, TwoHalvesJoinedAreTheWhole) {
   EXPECT_EQ(Interpreter(E).eval(Other).Bits, 0x0000000180000001ull);
   const Expr *Crossed = Join(High, C.cast(Op::Trunc, S, I32)); // halves swapped
   EXPECT_EQ(Crossed->op(), Op::Or);
+}
+
+/// A comparison of two booleans is a boolean operation (cmpi ugt on i1
+/// in TTGIR, and/xor in the LLVM IR made of it: one node), with the
+/// interpreter's value for every pair of operands and every predicate.
+TEST(Folding, ComparedBooleansAreBooleanOperations) {
+  Context C;
+  Type I1 = Type::boolean();
+  const Expr *A = C.symbol("a", I1), *B = C.symbol("b", I1);
+  EXPECT_EQ(C.icmp(ICmpPredicate::Ugt, A, B), C.andOf(A, C.notOf(B)));
+  EXPECT_EQ(C.icmp(ICmpPredicate::Ne, A, B), C.xorOf(A, B));
+  EXPECT_EQ(C.xorOf(A, C.trueExpr()), C.notOf(A));
+  for (uint8_t P = 0; P <= uint8_t(ICmpPredicate::Sge); ++P) {
+    const Expr *Cmp = C.icmp(ICmpPredicate(P), A, B);
+    EXPECT_NE(Cmp->op(), Op::ICmp);
+    for (unsigned Bits = 0; Bits < 4; ++Bits) {
+      Value VA = Value::ofBool(Bits & 1), VB = Value::ofBool(Bits & 2);
+      Env E;
+      E.setSymbol("a", VA);
+      E.setSymbol("b", VB);
+      Value Operands[] = {VA, VB};
+      EXPECT_EQ(Interpreter(E).eval(Cmp).Bits,
+                applyOp(Op::ICmp, I1, Operands, P).Bits)
+          << "predicate " << unsigned(P) << ", a=" << (Bits & 1)
+          << ", b=" << ((Bits >> 1) & 1);
+    }
+  }
 }
 
 TEST(Folding, AnExtensionCutBackIsItsOperand) {

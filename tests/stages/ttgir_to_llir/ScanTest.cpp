@@ -184,4 +184,60 @@ TEST(Scan, AReverseScanIsNotAForwardOne) {
       << R.Reason;
 }
 
+// A running max with its index (bench/heldout3/inductor_cummax, 32 lanes x
+// 2 warps): inductor's combine takes the larger value, NaN first, and on a
+// tie the larger index, through `cmpi ugt` on two "is NaN" flags. LLVM
+// spells the flags' test as and/xor and turns the equality tests round
+// from one step to the next; the two are one node (ir/Expr.h), so the 64
+// stores prove without a value query.
+TEST(Scan, ARunningMaxWithItsIndexIsProved) {
+  ScanKernel K("inductor_cummax", "../bench/heldout3");
+  stages::PairResult R = K.against(K.Llir);
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+}
+
+// Line 40 breaks the first step's ties toward the later index; the mutant
+// toward the earlier one (the index stored with a repeated value moves).
+TEST(Scan, ARunningMaxWithItsTieBreakTurnedGivesACounterexample) {
+  ScanKernel K("inductor_cummax", "../bench/heldout3");
+  stages::PairResult R = K.against(K.edited(
+      40, "%36 = icmp sgt i64 %26, %19", "  %36 = icmp slt i64 %26, %19"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
+// Line 33 asks whether the lane before holds a NaN; the mutant asks
+// whether it holds a number.
+TEST(Scan, ARunningMaxWithItsNaNTestTurnedGivesACounterexample) {
+  ScanKernel K("inductor_cummax", "../bench/heldout3");
+  stages::PairResult R = K.against(
+      K.edited(33, "%29 = fcmp uno float %21, 0.000000e+00",
+               "  %29 = fcmp ord float %21, 0.000000e+00"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
+// Line 71 lets lanes 2 and up take the lane two before; the mutant's
+// select gives the combine's choice to lanes 0 and 1 instead.
+TEST(Scan, ARunningMaxWithItsLaneTestTurnedGivesACounterexample) {
+  ScanKernel K("inductor_cummax", "../bench/heldout3");
+  stages::PairResult R =
+      K.against(K.edited(71, "%66 = select i1 %53, i1 %65, i1 false",
+                         "  %66 = select i1 %53, i1 false, i1 %65"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
+// Line 60 tests the second step's two values for equality, which only a
+// tie-break reads; a scan combines earlier elements with later ones, so
+// the earlier index is always the smaller and the tie-break never picks.
+// The mutant (one for oeq) changes nothing a launch can see: proved.
+TEST(Scan, ARunningMaxWithADeadTieTestChangedIsProved) {
+  ScanKernel K("inductor_cummax", "../bench/heldout3");
+  stages::PairResult R = K.against(
+      K.edited(60, "%55 = fcmp oeq float %41, %45",
+               "  %55 = fcmp one float %41, %45"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
+}
+
 } // namespace
