@@ -8,7 +8,13 @@ namespace stagecheck::smt {
 
 struct EncodingEvaluator::Impl {
   Impl(const Expr *Root, Mode M) : Root(Root), Enc(Z, M) {
-    Encoded = Enc.encode(Root);
+    try {
+      Encoded = Enc.encode(Root);
+    } catch (const Unsupported &) {
+      // No encoding in this mode (an infinity over the reals): no value.
+      Unencodable = true;
+      return;
+    }
     for (const Expr *E : postOrder(std::span<const Expr *const>(&Root, 1))) {
       if (E->op() == Op::Symbol)
         Symbols.push_back(E);
@@ -20,6 +26,7 @@ struct EncodingEvaluator::Impl {
   const Expr *Root;
   Encoder Enc;
   z3::expr Encoded{Z};
+  bool Unencodable = false;
   std::vector<const Expr *> Symbols, Pinned; // Pinned: calls and reads
 };
 
@@ -28,6 +35,8 @@ EncodingEvaluator::EncodingEvaluator(const Expr *Root, Mode M)
 EncodingEvaluator::~EncodingEvaluator() = default;
 
 std::optional<Value> EncodingEvaluator::evaluate(const Env &Environment) {
+  if (P->Unencodable)
+    return std::nullopt;
   z3::context &Z = P->Z;
   z3::expr_vector From(Z), To(Z);
   for (const Expr *S : P->Symbols) {

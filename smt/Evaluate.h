@@ -23,7 +23,8 @@ public:
   ~EncodingEvaluator();
   /// The value Z3 gives the encoding when symbols take their values in Env
   /// and calls the values Env records for them; nullopt if Z3 does not reduce
-  /// it to a numeral.
+  /// it to a numeral, or if the expression has no encoding in this mode (an
+  /// infinity or a NaN constant over the reals).
   std::optional<ir::Value> evaluate(const ir::Env &Env);
 
 private:
