@@ -478,4 +478,24 @@ TEST(OpAgreement, EveryCategoryHasAGenerator) {
   EXPECT_EQ(allOps().size(), NumOps);
 }
 
+/// An infinity has no value over the reals: evaluating an expression that
+/// holds one there gives no value (its caller then asks the solver, which
+/// answers unknown), never an exception out of a check. Finite values
+/// still evaluate.
+TEST(EncodingEvaluator, AnInfinityOverTheRealsHasNoValue) {
+  Context C;
+  Type F32 = Type::f32();
+  const Expr *X = C.symbol("x", F32);
+  Env E;
+  E.setSymbol("x", Value::ofDouble(F32, 2.0));
+  const Expr *IsInf =
+      C.fcmp(FCmpPredicate::Oeq, X, C.floatConst(F32, INFINITY));
+  EXPECT_FALSE(smt::EncodingEvaluator(IsInf, smt::Mode::Real).evaluate(E));
+  const Expr *IsTwo = C.fcmp(FCmpPredicate::Oeq, X, C.floatConst(F32, 2.0));
+  std::optional<Value> Two =
+      smt::EncodingEvaluator(IsTwo, smt::Mode::Real).evaluate(E);
+  ASSERT_TRUE(Two);
+  EXPECT_TRUE(Two->isTrue());
+}
+
 } // namespace
