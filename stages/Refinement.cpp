@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -1053,7 +1054,8 @@ private:
           if (Merge.count(Chain.front().second))
             continue;
           for (const auto &[X, Y] : Chain)
-            if (AskSolver ? provedSameDatum(X, Y) : sameUnderArms(X, Y)) {
+            if (AskSolver ? provedSameDatum(X, Y, Chain.front())
+                          : sameUnderArms(X, Y)) {
               Merge[Chain.front().second] = Chain.front().second;
               Merge[Y] = X;
               ++(AskSolver ? (FromEarlierShape ? Merged.ByEarlierShape
@@ -1071,20 +1073,91 @@ private:
     return T;
   }
 
-  /// Whether X and Y are proved the same datum for every input, through
-  /// their shape: first with the float values both compute cut to free
-  /// values (a branch an outer test decides, above a polynomial both
-  /// share, costs a few compares), then whole. Within a budget of solver
+  /// Whether X and Y, which hold the place Place where they part, are
+  /// proved the same datum for every input, through their shape: first
+  /// with the float values both compute cut to free values (a branch an
+  /// outer test decides, above a polynomial both share, costs a few
+  /// compares); then cut only below the place, so what both compute above
+  /// it from its inputs stays (a flushed subnormal whose product the
+  /// polynomial around it absorbs); then whole. Within a budget of solver
   /// time shared by the check.
-  bool provedSameDatum(const Expr *X, const Expr *Y) {
+  bool provedSameDatum(const Expr *X, const Expr *Y,
+                       std::pair<const Expr *, const Expr *> Place) {
     if (X->type() != Y->type() ||
         !(X->type().isFloat() || X->type().isInt() || X->type().isBool()))
       return false;
-    auto [CutX, CutY] = sharedFloatsCut(X, Y);
-    if (CutX != X || CutY != Y)
-      if (provedNeverHolds(elementShape(differs(C, CutX, CutY, Options.Arithmetic))))
+    std::vector<std::pair<const Expr *, const Expr *>> Cuts = {
+        sharedFloatsCut(X, Y), sharedFloatsCutBelow(X, Y, Place)};
+    Cuts.push_back({X, Y});
+    for (size_t K = 0; K < Cuts.size(); ++K) {
+      auto [CutX, CutY] = Cuts[K];
+      if ((K + 1 < Cuts.size() && CutX == X && CutY == Y) ||
+          (K > 0 && Cuts[K] == Cuts[K - 1]))
+        continue;
+      if (provedNeverHolds(
+              elementShape(differs(C, CutX, CutY, Options.Arithmetic))) ||
+          provedFlushByFlush(CutX, CutY))
         return true;
-    return provedNeverHolds(elementShape(differs(C, X, Y, Options.Arithmetic)));
+    }
+    return false;
+  }
+
+  /// Whether X and Y, which flush at most two values' subnormals, are the
+  /// same datum in each case of each flush: the value not subnormal (the
+  /// flush is the value), a positive or a negative subnormal (the flush is
+  /// +0 or -0). A solver bit-blasting the arithmetic around a flush does
+  /// not see that a subnormal leaves a polynomial above it constant; read
+  /// as a constant, it folds, and what is left is small.
+  bool provedFlushByFlush(const Expr *X, const Expr *Y) {
+    constexpr size_t MaxFlushes = 2;
+    const Expr *Roots[] = {X, Y};
+    std::vector<const Expr *> Flushes;
+    for (const Expr *N : postOrder(Roots))
+      if (N->op() == Op::FFlushSubnormal)
+        Flushes.push_back(N);
+    if (Flushes.empty() || Flushes.size() > MaxFlushes)
+      return false;
+    size_t Cases = 1;
+    for (size_t K = 0; K < Flushes.size(); ++K)
+      Cases *= 3;
+    for (size_t Case = 0; Case < Cases; ++Case) {
+      std::unordered_map<const Expr *, const Expr *> Read;
+      const Expr *Holds = C.trueExpr();
+      size_t Digits = Case;
+      for (const Expr *Flush : Flushes) {
+        const Expr *V = Flush->operand(0);
+        Type T = V->type();
+        FloatFormat F = floatFormat(T);
+        const Expr *Zero = C.floatConst(T, 0.0);
+        const Expr *Subnormal = C.andOf(
+            C.fcmp(FCmpPredicate::Olt, C.unary(Op::FAbs, V),
+                   C.floatConst(T, std::ldexp(1.0, 1 - F.bias()))),
+            C.fcmp(FCmpPredicate::One, V, Zero));
+        switch (Digits % 3) {
+        case 0:
+          Read[Flush] = V;
+          Holds = C.andOf(Holds, C.notOf(Subnormal));
+          break;
+        case 1:
+          Read[Flush] = Zero;
+          Holds = C.andOf(Holds, C.andOf(Subnormal, C.fcmp(FCmpPredicate::Ogt,
+                                                           V, Zero)));
+          break;
+        default:
+          Read[Flush] = C.unary(Op::FNeg, Zero);
+          Holds = C.andOf(Holds, C.andOf(Subnormal, C.fcmp(FCmpPredicate::Olt,
+                                                           V, Zero)));
+        }
+        Digits /= 3;
+      }
+      const Expr *CaseX = substitute(C, X, Read), *CaseY = substitute(C, Y, Read);
+      if (CaseX == CaseY || Holds->isFalse())
+        continue;
+      if (!provedNeverHolds(elementShape(
+              C.andOf(Holds, differs(C, CaseX, CaseY, Options.Arithmetic)))))
+        return false;
+    }
+    return true;
   }
 
   /// Whether X and Y, with the floats both compute cut to free values,
@@ -1144,6 +1217,30 @@ private:
                         [&](const Expr *N) { return Shared.count(N) > 0; });
     return {Cut(X), Cut(Y)};
   }
+  /// X and Y with each largest float node both reach that lies strictly
+  /// below the place's two sides cut to a free value: what X and Y compute
+  /// from the place's inputs is kept, the inputs' own arithmetic is not.
+  std::pair<const Expr *, const Expr *>
+  sharedFloatsCutBelow(const Expr *X, const Expr *Y,
+                       std::pair<const Expr *, const Expr *> Place) {
+    const Expr *RootsX[] = {X}, *RootsY[] = {Y};
+    std::unordered_set<const Expr *> InX, Below;
+    for (const Expr *N : postOrder(RootsX))
+      InX.insert(N);
+    for (const Expr *Side : {Place.first, Place.second})
+      for (const Expr *O : Side->operands())
+        for (const Expr *N : postOrder(std::vector<const Expr *>{O}))
+          Below.insert(N);
+    std::unordered_set<const Expr *> Shared;
+    for (const Expr *N : postOrder(RootsY))
+      if (InX.count(N) && Below.count(N) && N->type().isFloat() &&
+          !N->isConst())
+        Shared.insert(N);
+    FreeValueCutter Cut(C, "place.below",
+                        [&](const Expr *N) { return Shared.count(N) > 0; });
+    return {Cut(X), Cut(Y)};
+  }
+
   /// Places' shapes and whether each was proved never to differ.
   std::unordered_map<const Expr *, bool> PlaceShapes;
   double PlaceSeconds = 0;
