@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -416,8 +417,27 @@ Type Context::checkAndInferType(Op O, std::span<const Expr *const> Ops,
 /// Bits [Low, Low + Width) of E when they are visibly one operand's bits or
 /// zero (what taking apart a concatenation of zero-extended, shifted pieces
 /// gives); nullptr otherwise. The result has Width bits.
+namespace {
+/// Nodes a chain of choices may cost extractBits, and those already cut.
+struct ExtractionMemo {
+  unsigned Budget = 4096;
+  std::map<std::pair<const Expr *, unsigned>, const Expr *> Done; // by Low
+};
+} // namespace
+
+static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
+                               unsigned Width, ExtractionMemo &Memo);
+
+/// Bits [Low, Low + Width) of E as an expression of that width, when they
+/// are one of E's pieces (or all zero); null otherwise.
 static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
                                unsigned Width) {
+  ExtractionMemo Memo;
+  return extractBits(C, E, Low, Width, Memo);
+}
+
+static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
+                               unsigned Width, ExtractionMemo &Memo) {
   unsigned Bits = E->type().bits();
   if (Low == 0 && Width == Bits)
     return E;
@@ -435,7 +455,7 @@ static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
     if (Low >= InnerBits)
       return C.constant(Type::i(Width), 0);
     if (Low + Width <= InnerBits)
-      return extractBits(C, Inner, Low, Width);
+      return extractBits(C, Inner, Low, Width, Memo);
     return nullptr;
   }
   case Op::Shl: {
@@ -445,25 +465,45 @@ static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
     if (Low + Width <= *Amount)
       return C.constant(Type::i(Width), 0);
     if (Low >= *Amount)
-      return extractBits(C, E->operand(0), Low - unsigned(*Amount), Width);
+      return extractBits(C, E->operand(0), Low - unsigned(*Amount), Width, Memo);
     return nullptr;
   }
   case Op::LShr: {
     auto Amount = ConstAmount(E->operand(1));
     if (!Amount || *Amount >= Bits || Low + *Amount + Width > Bits)
       return nullptr;
-    return extractBits(C, E->operand(0), Low + unsigned(*Amount), Width);
+    return extractBits(C, E->operand(0), Low + unsigned(*Amount), Width, Memo);
   }
   case Op::Or: {
-    const Expr *A = extractBits(C, E->operand(0), Low, Width);
-    const Expr *B = extractBits(C, E->operand(1), Low, Width);
+    const Expr *A = extractBits(C, E->operand(0), Low, Width, Memo);
+    const Expr *B = extractBits(C, E->operand(1), Low, Width, Memo);
     if (A && A->isConst() && A->constBits() == 0)
       return B;
     if (B && B->isConst() && B->constBits() == 0)
       return A;
     return nullptr;
   }
+  case Op::Select: {
+    // A choice between pieces is the piece chosen: the low word of a
+    // 64-bit shared-memory word read from a choice of stored pairs.
+    if (!E->type().isInt())
+      return nullptr;
+    if (auto It = Memo.Done.find({E, Low}); It != Memo.Done.end())
+      return It->second;
+    if (Memo.Budget == 0)
+      return nullptr;
+    --Memo.Budget;
+    const Expr *R = nullptr;
+    if (const Expr *A = extractBits(C, E->operand(1), Low, Width, Memo))
+      if (const Expr *B = extractBits(C, E->operand(2), Low, Width, Memo))
+        R = C.select(E->operand(0), A, B);
+    Memo.Done[{E, Low}] = R;
+    return R;
+  }
   default:
+    if (E->isConst() && E->type().isInt())
+      return C.constant(Type::i(Width),
+                        (E->constBits() >> Low) & Value::mask(Width));
     return nullptr;
   }
 }

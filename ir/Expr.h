@@ -25,6 +25,9 @@
 //    constant, a select or sign change of such, and a sum (fadd, fsub, fma)
 //    with a constant addend of at least 2^(emin + 2p) (f32: 2^-78), which
 //    cannot cancel into the subnormals.
+//  - a truncation (or a shifted one) that reads one piece of a join is that
+//    piece; through a choice, each arm's piece (a select of 64-bit words
+//    of stored pairs, read back as 32 bits, is the select of low words).
 //
 // Adding an op: add it to Ops.def, give it a folding rule in Interpreter.cpp
 // (the concrete semantics), an encoding in smt/Encoder.cpp, a line in the

@@ -129,6 +129,41 @@ TEST(Folding, PiecesOfAConcatenationAreThePieces) {
   EXPECT_EQ(Interpreter(E).eval(Middle).Bits, 0xcd12u);
 }
 
+/// A 32-bit word read from a 64-bit shared-memory word that holds a choice
+/// of two stored pairs (low word, high word) is the choice of low words.
+TEST(Folding, PiecesOfChoicesArePiecesOfTheArms) {
+  Context C;
+  Type I32 = Type::i(32), I64 = Type::i(64);
+  const Expr *P = C.symbol("p", Type::boolean()),
+             *Q = C.symbol("q", Type::boolean()), *X = C.symbol("x", I32);
+  const Expr *Low =
+      C.select(P, C.intConst(I64, 5), C.cast(Op::ZExt, X, I64));
+  const Expr *High = C.select(Q, C.intConst(I64, int64_t(7) << 32),
+                              C.select(P, C.intConst(I64, int64_t(9) << 32),
+                                       C.intConst(I64, 0)));
+  const Expr *Word = C.orOf(Low, High);
+  const Expr *Read = C.cast(Op::Trunc, Word, I32);
+  EXPECT_EQ(Read, C.select(P, C.intConst(I32, 5), X));
+  EXPECT_EQ(C.cast(Op::Trunc, C.binary(Op::LShr, Word, C.intConst(I64, 32)),
+                   I32),
+            C.select(Q, C.intConst(I32, 7),
+                     C.select(P, C.intConst(I32, 9), C.intConst(I32, 0))));
+  // Where both sides of the join may hold low bits, the read stays.
+  const Expr *Mixed = C.cast(
+      Op::Trunc, C.orOf(Low, C.select(Q, C.cast(Op::ZExt, X, I64), High)), I32);
+  EXPECT_EQ(Mixed->op(), Op::Trunc);
+  // Each fold is the interpreter's value on every choice.
+  for (bool PV : {false, true})
+    for (bool QV : {false, true}) {
+      Env E;
+      E.setSymbol("p", Value::ofBool(PV));
+      E.setSymbol("q", Value::ofBool(QV));
+      E.setSymbol("x", Value::ofBits(I32, 0xdeadbeef));
+      uint64_t W = Interpreter(E).eval(Word).Bits;
+      EXPECT_EQ(Interpreter(E).eval(Read).Bits, W & 0xffffffffu);
+    }
+}
+
 /// An i64 sent through two 32-bit shuffles comes back as the i64; a sign
 /// extension's two words (x and ashr x, 31) come back as the extension.
 TEST(Folding, TwoHalvesJoinedAreTheWhole) {
