@@ -17,27 +17,8 @@ namespace {
 
 /// bench/heldout/inductor_gelu_tanh: gelu with tanh's approximation, whose
 /// __nv_tanhf is inlined into the LLVM IR.
-struct GeluTanh {
-  GeluTanh()
-      : M(bundle::loadBundle(STAGECHECK_TEST_DIR
-                             "/../bench/heldout/inductor_gelu_tanh")),
-        L(*M.launches().front()), Llir(test::fileText(L.file("llir"))) {}
-
-  bundle::Manifest M;
-  const bundle::Launch &L;
-  std::string Llir;
-
-  stages::PairResult against(const std::string &Text) const {
-    return test::againstTtgir(M, L, Text, 60);
-  }
-  /// The LLVM IR with line N (1-based), which must contain Before, replaced.
-  std::string edited(size_t N, const std::string &Before,
-                     const std::string &After) const {
-    std::vector<std::string> Lines = test::linesOf(Llir);
-    EXPECT_NE(Lines.at(N - 1).find(Before), std::string::npos) << Lines[N - 1];
-    Lines[N - 1] = After;
-    return test::joined(Lines);
-  }
+struct GeluTanh : test::BundleKernel {
+  GeluTanh() : BundleKernel("inductor_gelu_tanh", "../bench/heldout") {}
 };
 
 TEST(LibdeviceFlush, TheKernelAsCompiledIsProved) {

@@ -14,31 +14,7 @@ using namespace stagecheck;
 
 namespace {
 
-/// A corpus bundle's one scan kernel and its LLVM IR, checked against its
-/// TTGIR as given or edited.
-struct ScanKernel {
-  /// Bundle: a directory under tests/ (a corpus bundle by default).
-  explicit ScanKernel(const std::string &Bundle,
-                      const std::string &Under = "corpus")
-      : M(bundle::loadBundle(STAGECHECK_TEST_DIR "/" + Under + "/" + Bundle)),
-        L(*M.launches().front()), Llir(test::fileText(L.file("llir"))) {}
-
-  bundle::Manifest M;
-  const bundle::Launch &L;
-  std::string Llir;
-
-  stages::PairResult against(const std::string &Text) const {
-    return test::againstTtgir(M, L, Text, 60);
-  }
-  /// The LLVM IR with line N (1-based), which must contain Before, replaced.
-  std::string edited(size_t N, const std::string &Before,
-                     const std::string &After) const {
-    std::vector<std::string> Lines = test::linesOf(Llir);
-    EXPECT_NE(Lines.at(N - 1).find(Before), std::string::npos) << Lines[N - 1];
-    Lines[N - 1] = After;
-    return test::joined(Lines);
-  }
-};
+using ScanKernel = test::BundleKernel;
 
 TEST(Scan, InTritonsOrderIsProvedAndTheRuleListed) {
   ScanKernel K("inductor_cumsum");

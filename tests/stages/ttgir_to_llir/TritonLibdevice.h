@@ -12,6 +12,9 @@
 #include "frontends/ttir/Mlir.h"
 #include "stages/Pipeline.h"
 #include "stages/ttgir_to_llir.h"
+#include "tests/support/TextLines.h"
+
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
@@ -66,6 +69,32 @@ inline stages::PairResult ttgirAgainstLlir(const bundle::Manifest &M,
   return moduleAgainstLlir(M, L, ttir::parseModule(TtgirText, L.file("ttgir")),
                            Llir, Seconds);
 }
+
+/// A bundle's first launch and its LLVM IR, checked against its TTGIR as
+/// given or edited, within 60 s.
+struct BundleKernel {
+  /// Bundle: a directory under tests/ (a corpus bundle by default).
+  explicit BundleKernel(const std::string &Bundle,
+                        const std::string &Under = "corpus")
+      : M(bundle::loadBundle(STAGECHECK_TEST_DIR "/" + Under + "/" + Bundle)),
+        L(*M.launches().front()), Llir(test::fileText(L.file("llir"))) {}
+
+  bundle::Manifest M;
+  const bundle::Launch &L;
+  std::string Llir;
+
+  stages::PairResult against(const std::string &Text) const {
+    return test::againstTtgir(M, L, Text, 60);
+  }
+  /// The LLVM IR with line N (1-based), which must contain Before, replaced.
+  std::string edited(size_t N, const std::string &Before,
+                     const std::string &After) const {
+    std::vector<std::string> Lines = test::linesOf(Llir);
+    EXPECT_NE(Lines.at(N - 1).find(Before), std::string::npos) << Lines[N - 1];
+    Lines[N - 1] = After;
+    return test::joined(Lines);
+  }
+};
 
 } // namespace stagecheck::test
 
