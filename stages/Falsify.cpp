@@ -6,6 +6,7 @@
 #include <cmath>
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <unordered_set>
 
@@ -25,6 +26,21 @@ public:
   /// inputs turns almost every wild draw into a NaN on both sides, and only
   /// ordinary inputs show where its sides differ.
   Value value(Type T, bool Tame = false) {
+    Value V = draw(T, Tame);
+    if (Uniform && T.isFloat()) // drawn all the same: the stream stays
+      return {T, fp::fromDouble(*Uniform, floatFormat(T),
+                                RoundingMode::NearestEven)};
+    return V;
+  }
+
+  /// Every float the same value (an infinity, a NaN, a signed zero, a
+  /// one, the largest finite): a scan or reduction of equal infinities
+  /// meets `inf - inf` in every combine, where its special cases live;
+  /// nullopt for ordinary draws.
+  void uniform(std::optional<double> V) { Uniform = V; }
+
+  /// A value as drawn, before uniform applies.
+  Value draw(Type T, bool Tame) {
     if (Tame && Ordinary && T.isFloat())
       return {T, ordinaryFloatBits(T)};
     if (Tame && !Pool.empty()) {
@@ -76,6 +92,7 @@ private:
   std::mt19937_64 Rng;
   std::vector<double> Pool;
   bool Ordinary = false;
+  std::optional<double> Uniform;
 
   uint64_t intBits(unsigned W) {
     switch (Rng() % 6) {
@@ -216,6 +233,13 @@ ComparedSizes comparedSizes(const Expr *Violation) {
   return Out;
 }
 
+/// The value every float takes in a uniform trial (InputGenerator::uniform).
+double uniformFor(unsigned Round) {
+  const double Values[] = {-INFINITY, INFINITY, NAN, 0.0, -0.0, 1.0, -1.0,
+                           3.4028234663852886e38};
+  return Values[Round % 8];
+}
+
 /// The value a differential trial gives what only the target reads.
 double poisonFor(unsigned Round) {
   const double Poisons[] = {INFINITY, -INFINITY, NAN};
@@ -274,6 +298,8 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
       Gen.zeros();
     if (Trial % 8 == 7)
       Gen.thresholds(Thresholds);
+    Gen.uniform(Trial % 32 == 19 ? std::optional<double>(uniformFor(Trial / 32))
+                                : std::nullopt);
     bool FromBase = !O.Base.symbols().empty() && Trial % 4 >= 2;
     // The base is a solver's model: its sizes and indices meet the
     // assumptions, but its floats are whatever the solver picked (often a

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace stagecheck;
 using namespace stagecheck::ir;
 
@@ -42,6 +44,43 @@ TEST(Falsify, FindsTheSignOfZeroThatAMaxPicks) {
   stages::FalsifyOptions O;
   O.Trials = 16; // one round of every kind of trial
   expectFalsified(Differ, O);
+}
+
+/// A running log-sum-exp's combine, m + log1p(exp(-|a - b|)) with m the
+/// larger, whose special case (two equal infinities: keep m, not the NaN
+/// of inf - inf) is tested with `m != min` turned into `m == min` (ueq),
+/// over six elements: they differ where some two elements met are equal
+/// infinities. Per element, an infinity is one draw in 28, so four in a
+/// row almost never come; the uniform trials fill every element with it.
+TEST(Falsify, FillsEveryElementWithOneInfinity) {
+  Context C;
+  Type F = Type::f32();
+  auto Combine = [&](bool Turned, const Expr *A, const Expr *B) {
+    const Expr *Larger = C.select(C.fcmp(FCmpPredicate::Ogt, A, B), A, B);
+    const Expr *Smaller = C.select(C.fcmp(FCmpPredicate::Olt, A, B), A, B);
+    const Expr *Special =
+        C.andOf(C.fcmp(Turned ? FCmpPredicate::One : FCmpPredicate::Oeq,
+                       Larger, Smaller),
+                C.fcmp(FCmpPredicate::Oeq, C.unary(Op::FAbs, Larger),
+                       C.floatConst(F, INFINITY)));
+    const Expr *Formula = C.floatBinary(
+        Op::FAdd, Larger,
+        C.call("log1p", F,
+               std::vector<const Expr *>{C.call(
+                   "exp", F,
+                   std::vector<const Expr *>{
+                       C.floatBinary(Op::FSub, Smaller, Larger)})}));
+    return C.select(Special, Larger, Formula);
+  };
+  const Expr *Kept = nullptr, *Turned = nullptr;
+  for (int I = 0; I < 6; ++I) {
+    const Expr *X = C.read("x", F, C.intConst(Type::i(64), I));
+    Kept = Kept ? Combine(false, Kept, X) : X;
+    Turned = Turned ? Combine(true, Turned, X) : X;
+  }
+  stages::FalsifyOptions O;
+  O.Trials = 32; // one uniform trial
+  expectFalsified(bitsDiffer(C, Kept, Turned), O);
 }
 
 /// A store of elements e < n, for all 0 <= e < 256, that goes wrong for
@@ -153,15 +192,19 @@ struct WideMaskDot {
 
 /// Wild draws put an infinity or a NaN among the 256 shared reads too,
 /// tame ones never reach the extra one; trials that give what only the
-/// target reads an infinity show it.
+/// target reads an infinity show it (in the first 16 trials). A uniform
+/// trial, every element one infinity, shows it too, later.
 TEST(Falsify, PoisonsWhatOnlyTheTargetReads) {
   Context C;
   WideMaskDot Dot(C);
   const Expr *Differ = bitsDiffer(C, Dot.Source, Dot.Target);
   stages::FalsifyOptions O;
-  O.Trials = 64;
+  O.Trials = 16;
   EXPECT_FALSE(stages::falsify(Differ, O)) << "found without the source side";
-  O.SourceSide = {Dot.Source};
+  stages::FalsifyOptions Poisoning = O;
+  Poisoning.SourceSide = {Dot.Source};
+  expectFalsified(Differ, Poisoning);
+  O.Trials = 32;
   expectFalsified(Differ, O);
 }
 

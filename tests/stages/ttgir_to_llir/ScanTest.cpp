@@ -216,4 +216,20 @@ TEST(Scan, ARunningMaxWithADeadTieTestChangedIsProved) {
   EXPECT_EQ(stages::spelling(R.Kind), std::string("proved")) << R.Reason;
 }
 
+// A running log-sum-exp (bench/heldout3/inductor_logcumsumexp): the
+// combine keeps the larger of two equal infinities rather than compute
+// inf - inf, tested by `fcmp une` on the larger and the smaller (line
+// 183); the mutant asks `ueq`, and -inf among the elements shows it
+// (shrunk: -inf, 0, 0). Random testing met no such input before trials
+// that fill every element with one infinity, and the value query alone
+// reached its limit (unknown).
+TEST(Scan, ARunningLogSumExpWithItsInfinityTestTurnedGivesACounterexample) {
+  ScanKernel K("inductor_logcumsumexp", "../bench/heldout3");
+  stages::PairResult R =
+      K.against(K.edited(183, "%127 = fcmp une float %123, %126",
+                         "  %127 = fcmp ueq float %123, %126"));
+  EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample"))
+      << R.Reason;
+}
+
 } // namespace
