@@ -414,9 +414,6 @@ Type Context::checkAndInferType(Op O, std::span<const Expr *const> Ops,
   throw IRError("unhandled op category");
 }
 
-/// Bits [Low, Low + Width) of E when they are visibly one operand's bits or
-/// zero (what taking apart a concatenation of zero-extended, shifted pieces
-/// gives); nullptr otherwise. The result has Width bits.
 namespace {
 /// Nodes a chain of choices may cost extractBits, and those already cut.
 struct ExtractionMemo {
@@ -428,8 +425,10 @@ struct ExtractionMemo {
 static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
                                unsigned Width, ExtractionMemo &Memo);
 
-/// Bits [Low, Low + Width) of E as an expression of that width, when they
-/// are one of E's pieces (or all zero); null otherwise.
+/// Bits [Low, Low + Width) of E when they are visibly one operand's bits or
+/// zero (what taking apart a concatenation of zero-extended, shifted pieces,
+/// or a choice between such, gives); nullptr otherwise. The result has
+/// Width bits.
 static const Expr *extractBits(Context &C, const Expr *E, unsigned Low,
                                unsigned Width) {
   ExtractionMemo Memo;

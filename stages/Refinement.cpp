@@ -1086,14 +1086,16 @@ private:
     if (X->type() != Y->type() ||
         !(X->type().isFloat() || X->type().isInt() || X->type().isBool()))
       return false;
-    std::vector<std::pair<const Expr *, const Expr *>> Cuts = {
-        sharedFloatsCut(X, Y), sharedFloatsCutBelow(X, Y, Place)};
-    Cuts.push_back({X, Y});
-    for (size_t K = 0; K < Cuts.size(); ++K) {
-      auto [CutX, CutY] = Cuts[K];
-      if ((K + 1 < Cuts.size() && CutX == X && CutY == Y) ||
-          (K > 0 && Cuts[K] == Cuts[K - 1]))
-        continue;
+    // Each distinct form once, the whole pair last.
+    std::vector<std::pair<const Expr *, const Expr *>> Cuts;
+    for (auto Cut : {sharedFloatsCut(X, Y), sharedFloatsCutBelow(X, Y, Place),
+                     std::pair<const Expr *, const Expr *>{X, Y}})
+      if (std::find(Cuts.begin(), Cuts.end(), Cut) == Cuts.end())
+        Cuts.push_back(Cut);
+    std::stable_partition(Cuts.begin(), Cuts.end(), [&](const auto &Cut) {
+      return Cut != std::pair<const Expr *, const Expr *>{X, Y};
+    });
+    for (auto [CutX, CutY] : Cuts) {
       if (provedNeverHolds(
               elementShape(differs(C, CutX, CutY, Options.Arithmetic))) ||
           provedFlushByFlush(CutX, CutY))
