@@ -1023,6 +1023,11 @@ private:
     if (S == T)
       return C.falseExpr();
     const Expr *D = differs(C, S, T, Options.Arithmetic);
+    if (Options.ZerosOfEitherSign && S->type().isFloat()) {
+      const Expr *Zero = C.floatConst(S->type(), 0.0);
+      D = C.andOf(D, C.notOf(C.andOf(C.fcmp(FCmpPredicate::Oeq, S, Zero),
+                                     C.fcmp(FCmpPredicate::Oeq, T, Zero))));
+    }
     std::vector<const Expr *> Up = differingLevels(C, S, T);
     if (!Up.empty()) {
       D = C.andOf(D, Up.front());

@@ -109,6 +109,13 @@ struct CheckOptions {
   /// approximate instruction's .ftz form means depends on it
   /// (ir::measuredFtzForm).
   unsigned SmVersion = 0;
+  /// Two written floats that are both zeros are the same datum, whatever
+  /// their signs: for a target whose threads race to write one shared word
+  /// (every lane of a warp storing its own butterfly result, combined in
+  /// its own order), where a combine that keeps the second of two equal
+  /// operands leaves the sign of a zero to the race. A proof then says
+  /// nothing about signs of zeros, so the pair must not call it proved.
+  bool ZerosOfEitherSign = false;
 };
 
 PairResult checkRefinement(ir::Context &C, const ir::Effects &Source,

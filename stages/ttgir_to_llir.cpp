@@ -878,6 +878,10 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   CheckOptions CO = O.Check;
   CO.Assumptions = Assumptions;
   addUnique(CO.Assumptions, Canon.assumed()); // what its forms rely on
+  // Lanes racing to store results they combined in their own orders may
+  // leave the sign of a zero to the race: only other differences count
+  // (and a proof is no proof, below).
+  CO.ZerosOfEitherSign = !Cta.Races.empty();
   PairResult R = checkRefinement(C, PairedSource, PairedTarget, CO);
   for (QueryReport &Q : R.Queries)
     Q.Name = CaseName + Q.Name;
@@ -918,7 +922,9 @@ PairResult Checker::compare(const ttir::LiftResult &LS,
   standIn(R);
   if (R.Kind == Verdict::Proved && !Cta.Races.empty()) {
     R.Kind = Verdict::Unknown;
-    R.Reason = "a race on shared memory: " + Cta.Races.front();
+    R.Reason = "a race on shared memory: " + Cta.Races.front() +
+               " (what is written was proved the same up to the signs of "
+               "zeros, which the race may decide)";
   }
   return R;
 }
@@ -1182,6 +1188,7 @@ PairResult checkSameCta(Context &C, const std::string &SourceText,
     CheckOptions CO = O;
     addUnique(CO.Assumptions, S.Cta.Assumptions);
     addUnique(CO.Assumptions, T.Cta.Assumptions);
+    CO.ZerosOfEitherSign = !S.Cta.Races.empty() || !T.Cta.Races.empty();
     addUnique(CO.Assumptions, sharedWindow(C));
     R = checkRefinement(C, S.Cta.Effects, T.Cta.Effects, CO);
     std::vector<std::string> Bounds = S.Cta.Bounds;
@@ -1197,7 +1204,9 @@ PairResult checkSameCta(Context &C, const std::string &SourceText,
       if (R.Kind == Verdict::Proved && !X->Cta.Races.empty()) {
         R.Kind = Verdict::Unknown;
         R.Reason = "a race on shared memory in " + X->File + ": " +
-                   X->Cta.Races.front();
+                   X->Cta.Races.front() +
+                   " (what is written was proved the same up to the signs "
+                   "of zeros, which the race may decide)";
       }
   } catch (const UnsupportedError &E) {
     R = PairResult();
