@@ -445,6 +445,13 @@ def build_cases():
         case(f"aten.{op}.default", ["%a", 0], {}, {"a": make("i32", (5, 3), "normal")}, **R)
         case(f"aten.{op}.default", ["%a", -1], {}, {"a": torch.tensor([[1.0, 3.0, 3.0, 2.0, 5.0, 5.0], [1.0, math.nan, 5.0, math.nan, 2.0, 7.0], [-0.0, 0.0, -math.inf, math.inf, 0.0, -0.0]])}, **R)
         case(f"aten.{op}.default", ["%a", 0], {}, {"a": torch.tensor([[2, 2], [1, 3], [2, 3]], dtype=torch.int32)}, **R)
+    # Gathers and iota (appended for the same reason; indices in range).
+    N = dict(family="nn")
+    case("aten.gather.default", ["%a", 1, "%i"], {}, {"a": make("f32", (3, 5)), "i": make("i64", (3, 4), "index:5")}, **N)
+    case("aten.gather.default", ["%a", 0, "%i"], {}, {"a": make("f16", (4, 2), "normal"), "i": make("i64", (3, 2), "index:4")}, **N)
+    case("aten.gather.default", ["%a", -1, "%i"], {}, {"a": make("i32", (2, 3, 4)), "i": make("i64", (2, 2, 6), "index:4")}, **N)
+    case("prims.iota.default", [5], {"start": 0, "step": 1, "dtype": torch.int64, "device": Name("device(type='cuda', index=0)"), "requires_grad": False}, {})
+    case("prims.iota.default", [4], {"start": -3, "step": 7, "dtype": torch.int32, "device": Name("device(type='cuda')"), "requires_grad": False}, {})
 
 
 def lookup(overload):

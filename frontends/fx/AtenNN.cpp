@@ -576,6 +576,43 @@ OpResult atenEmbedding(const OpCall &Op) {
   });
 }
 
+/// gather(self, dim, index, *, sparse_grad=False): out[i] = self[i with
+/// its dim-th coordinate replaced by index[i]], of index's shape. An index
+/// outside [0, self.size(dim)) is undefined (CUDA asserts), as is in
+/// embedding.
+OpResult atenGather(const OpCall &Op) {
+  Tensor Self = Op.tensor(0, "self"), Where = Op.tensor(2, "index");
+  if (!isIntegral(Where.dtype()))
+    Op.invalid("gather's index must be an integer tensor");
+  size_t Rank = std::max<size_t>(Self.rank(), 1);
+  size_t Dim = wrapDim(Op, Op.integer(1, "dim"), Rank);
+  if (Where.rank() != Self.rank())
+    Op.invalid("gather's index must have as many dimensions as self");
+  for (size_t D = 0; D < Where.rank(); ++D)
+    if (D != Dim && Where.size(D) > Self.size(D))
+      Op.invalid("gather's index is larger than self along a dimension "
+                 "other than dim");
+  int64_t Extent = Self.rank() ? Self.size(Dim) : 1;
+  Context *CP = &Op.C;
+  OpCall Copy = Op;
+  return Tensor(Self.dtype(), Where.shape(),
+                [CP, Copy, Self, Where, Dim, Extent](const Index &I) {
+                  Context &C = *CP;
+                  const Expr *At = convert(Copy, Where.at(I), Where.dtype(),
+                                           DType::I64);
+                  Copy.undefinedWhen(
+                      C.notOf(C.andOf(
+                          C.icmp(ICmpPredicate::Sge, At, i64(C, 0)),
+                          C.icmp(ICmpPredicate::Slt, At, i64(C, Extent)))),
+                      "gather index out of range");
+                  if (Self.rank() == 0)
+                    return Self.at({});
+                  Index From = I;
+                  From[Dim] = At;
+                  return Self.at(From);
+                });
+}
+
 const OpDefinition Table[] = {
     {"aten.mm", atenMm},
     {"aten.bmm", atenMm},
@@ -589,6 +626,7 @@ const OpDefinition Table[] = {
     {"aten.huber_loss", atenSmoothLoss},
     {"aten.nll_loss_forward", atenNllLoss},
     {"aten.embedding", atenEmbedding},
+    {"aten.gather", atenGather},
 };
 
 } // namespace

@@ -921,7 +921,8 @@ Tensor filled(const OpCall &Op, DType D, const Shape &S, const Scalar &Fill) {
       D, S, [Copy, D, Fill](const Index &) { return scalarAs(Copy, Fill, D); });
 }
 
-/// full(size, fill_value), full_like, zeros/ones(_like), scalar_tensor.
+/// full(size, fill_value), full_like, zeros/ones(_like), scalar_tensor,
+/// iota.
 OpResult atenFull(const OpCall &Op) {
   std::string Name = Op.op();
   Context &C = Op.C;
@@ -934,6 +935,22 @@ OpResult atenFull(const OpCall &Op) {
     Scalar Fill = Op.scalar(0, "s");
     std::optional<DType> D = Op.dtype(~0u, "dtype");
     return filled(Op, D ? *D : DType::F32, {}, Fill);
+  }
+  if (Name == "prims.iota") { // iota(length, *, start, step, dtype, ...)
+    int64_t Length = Op.integer(0, "length");
+    int64_t Start = Op.integer(~0u, "start", 0), Step = Op.integer(~0u, "step", 1);
+    std::optional<DType> D = Op.dtype(~0u, "dtype");
+    if (!D || !isIntegral(*D))
+      Op.invalid("prims.iota needs an integer dtype");
+    if (Length < 0)
+      Op.invalid("prims.iota of a negative length");
+    OpCall Copy = Op;
+    DType To = *D;
+    return Tensor(To, {Length}, [Copy, Start, Step, To](const Index &I) {
+      Context &C = Copy.C;
+      const Expr *V = C.add(i64(C, Start), C.mul(I[0], i64(C, Step)));
+      return convert(Copy, V, DType::I64, To);
+    });
   }
   if (Name == "aten.zeros" || Name == "aten.ones") {
     Scalar Fill{i64(C, Name == "aten.ones"), Category::Integer};
@@ -1045,6 +1062,7 @@ const OpDefinition Table[] = {
     {"aten.lift_fresh_copy", atenIdentity},
     {"aten.detach", atenIdentity},
     {"aten.full", atenFull},
+    {"prims.iota", atenFull},
     {"aten.full_like", atenFull},
     {"aten.zeros", atenFull},
     {"aten.ones", atenFull},

@@ -338,3 +338,42 @@ TEST(FxToTtir, ABf16SumRoundedOnceIsProvedAndAWrongOneIsNot) {
 }
 
 } // namespace
+
+namespace {
+
+/// aten.gather and prims.iota against what inductor compiled for them
+/// (bench/heldout4): the gather's kernel reads self at the row times 32
+/// plus the index (negative indices wrapped, where the reference is
+/// undefined), the ramp's kernel converts its lane index. Each proves, and
+/// each with one constant changed (the row stride, the ramp's step) is a
+/// counterexample.
+TEST(FxToTtir, AGatherAndAnIotaProveAndTheirMutantsDoNot) {
+  struct Case {
+    const char *Bundle, *Ttir, *From, *To;
+  } Cases[] = {
+      {"inductor_gather",
+       "kernels/triton_poi_fused_add_gather_0/triton_poi_fused_add_gather_0.ttir",
+       "%cst_2 = arith.constant dense<32> : tensor<128xi32>",
+       "%cst_2 = arith.constant dense<31> : tensor<128xi32>"},
+      {"inductor_hardtanh_int_index",
+       "kernels/triton_poi_fused_add_arange_hardtanh_mul_0/"
+       "triton_poi_fused_add_arange_hardtanh_mul_0.ttir",
+       "%tmp8 = arith.constant dense<5.000000e-01>",
+       "%tmp8 = arith.constant dense<2.500000e-01>"},
+  };
+  for (const Case &K : Cases) {
+    std::string Bundle =
+        std::string(STAGECHECK_TEST_DIR "/../bench/heldout4/") + K.Bundle;
+    {
+      EditedBundle As(Bundle, K.Ttir, "", "");
+      stages::PairResult P = fxToTtir(As.Dir);
+      EXPECT_EQ(P.Kind, stages::Verdict::Proved) << K.Bundle << ": " << P.Reason;
+    }
+    EditedBundle Wrong(Bundle, K.Ttir, K.From, K.To);
+    stages::PairResult P = fxToTtir(Wrong.Dir);
+    EXPECT_EQ(P.Kind, stages::Verdict::Counterexample)
+        << K.Bundle << ": " << P.Reason;
+  }
+}
+
+} // namespace
