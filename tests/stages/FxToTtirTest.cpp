@@ -46,6 +46,42 @@ std::string header(const std::string &Text, const std::string &Tag) {
   return "";
 }
 
+/// A copy of a bundle under the temporary directory, with From replaced by
+/// To in one kernel file (no edit when From is empty; else From must occur
+/// there), removed when the copy goes.
+struct EditedBundle {
+  fs::path Dir;
+  EditedBundle(const std::string &Bundle, const std::string &KernelFile,
+               const std::string &From, const std::string &To) {
+    Dir = fs::temp_directory_path() /
+          ("fx_to_ttir_edit_" + std::to_string(::getpid()));
+    fs::remove_all(Dir);
+    fs::copy(Bundle, Dir, fs::copy_options::recursive);
+    if (From.empty())
+      return;
+    fs::path File = Dir / KernelFile;
+    std::string Text = slurp(File);
+    size_t At = Text.find(From);
+    EXPECT_NE(At, std::string::npos) << From;
+    if (At != std::string::npos)
+      Text.replace(At, From.size(), To);
+    std::ofstream(File) << Text;
+  }
+  ~EditedBundle() { fs::remove_all(Dir); }
+};
+
+stages::PairResult fxToTtir(const fs::path &Bundle,
+                            unsigned TimeoutMs = 20000) {
+  stages::registerBuiltinCheckers();
+  bundle::Manifest M = bundle::loadBundle(Bundle.string());
+  stages::AuditOptions O;
+  O.Pairs = {"fx->ttir"};
+  O.Check.Solver.TimeoutMs = TimeoutMs;
+  stages::AuditReport R = stages::audit(M, O);
+  EXPECT_EQ(R.Pairs.size(), 1u);
+  return R.Pairs.empty() ? stages::PairResult() : R.Pairs[0].Result;
+}
+
 std::vector<std::string> kernelFiles() {
   std::vector<std::string> Out;
   for (const auto &E :
@@ -181,9 +217,6 @@ TEST(FxToTtir, EveryCorpusReferenceLifts) {
   EXPECT_EQ(Bundles, 33u);
 }
 
-} // namespace
-
-namespace {
 
 /// The pair runs inside audit() once a kernel lifter is registered.
 TEST(FxToTtir, RunsInsideAudit) {
@@ -215,28 +248,12 @@ TEST(FxToTtir, RunsInsideAudit) {
 /// id's `divsi` swapped) is caught by testing: an input where the values
 /// are beyond tolerance in IEEE and differ over the reals too.
 TEST(FxToTtir, AWrongKernelTheSolverDoesNotSettleIsCaughtByTesting) {
-  fs::path Dir = fs::temp_directory_path() /
-                 ("fx_to_ttir_tested_" + std::to_string(::getpid()));
-  fs::remove_all(Dir);
-  fs::copy(STAGECHECK_TEST_DIR "/corpus/tutorial_matmul", Dir,
-           fs::copy_options::recursive);
-  fs::path Ttir = Dir / "kernels/matmul_kernel/matmul_kernel.ttir";
-  std::string Text = slurp(Ttir);
-  const std::string Before = "arith.divsi %0, %c32_i32 : i32";
-  size_t At = Text.find(Before);
-  ASSERT_NE(At, std::string::npos);
-  Text.replace(At, Before.size(), "arith.divsi %c32_i32, %0 : i32");
-  std::ofstream(Ttir) << Text;
-
-  stages::registerBuiltinCheckers();
-  bundle::Manifest M = bundle::loadBundle(Dir.string());
-  stages::AuditOptions O;
-  O.Pairs = {"fx->ttir"};
-  O.Check.Solver.TimeoutMs = 5000; // the value query alone takes longer
-  stages::AuditReport R = stages::audit(M, O);
-  fs::remove_all(Dir);
-  ASSERT_EQ(R.Pairs.size(), 1u);
-  const stages::PairResult &P = R.Pairs[0].Result;
+  EditedBundle Wrong(STAGECHECK_TEST_DIR "/corpus/tutorial_matmul",
+                     "kernels/matmul_kernel/matmul_kernel.ttir",
+                     "arith.divsi %0, %c32_i32 : i32",
+                     "arith.divsi %c32_i32, %0 : i32");
+  // The value query alone takes longer than 5 s.
+  stages::PairResult P = fxToTtir(Wrong.Dir, 5000);
   std::ostringstream Report;
   stages::printPairResult(Report, P);
   SCOPED_TRACE(Report.str());
@@ -250,10 +267,6 @@ TEST(FxToTtir, AWrongKernelTheSolverDoesNotSettleIsCaughtByTesting) {
   EXPECT_TRUE(Tested);
 }
 
-} // namespace
-
-namespace {
-
 /// bench/heldout4/inductor_prod_dim: a product along rows, which the
 /// kernel multiplies in a tree and the reference left to right. Where a
 /// row holds a zero and two factors whose product overflows, the kernel
@@ -263,57 +276,14 @@ namespace {
 /// the report says so; bug_g_softmax_nomax.sir (equal only through exp
 /// identities) still overflows where the reference does not.
 TEST(FxToTtir, AProductInAnotherOrderIsNotARangeBug) {
-  stages::registerBuiltinCheckers();
-  bundle::Manifest M = bundle::loadBundle(
-      STAGECHECK_TEST_DIR "/../bench/heldout4/inductor_prod_dim");
-  stages::AuditOptions O;
-  O.Pairs = {"fx->ttir"};
-  stages::AuditReport R = stages::audit(M, O);
-  ASSERT_EQ(R.Pairs.size(), 1u);
-  const stages::PairResult &P = R.Pairs[0].Result;
+  stages::PairResult P =
+      fxToTtir(STAGECHECK_TEST_DIR "/../bench/heldout4/inductor_prod_dim");
   EXPECT_EQ(P.Kind, stages::Verdict::Proved) << P.Reason;
   bool Said = false;
   for (const stages::QueryReport &Q : P.Queries)
     Said |= Q.Name.rfind("range of", 0) == 0 &&
             Q.Reason.find("in another order") != std::string::npos;
   EXPECT_TRUE(Said) << "the range query does not say what it left out";
-}
-
-} // namespace
-
-namespace {
-
-/// A copy of a bundle under the temporary directory, with one edit of one
-/// kernel file (From must occur in it), removed when the copy goes.
-struct EditedBundle {
-  fs::path Dir;
-  EditedBundle(const std::string &Bundle, const std::string &KernelFile,
-               const std::string &From, const std::string &To) {
-    Dir = fs::temp_directory_path() /
-          ("fx_to_ttir_edit_" + std::to_string(::getpid()));
-    fs::remove_all(Dir);
-    fs::copy(Bundle, Dir, fs::copy_options::recursive);
-    if (From.empty())
-      return;
-    fs::path File = Dir / KernelFile;
-    std::string Text = slurp(File);
-    size_t At = Text.find(From);
-    EXPECT_NE(At, std::string::npos) << From;
-    if (At != std::string::npos)
-      Text.replace(At, From.size(), To);
-    std::ofstream(File) << Text;
-  }
-  ~EditedBundle() { fs::remove_all(Dir); }
-};
-
-stages::PairResult fxToTtir(const fs::path &Bundle) {
-  stages::registerBuiltinCheckers();
-  bundle::Manifest M = bundle::loadBundle(Bundle.string());
-  stages::AuditOptions O;
-  O.Pairs = {"fx->ttir"};
-  stages::AuditReport R = stages::audit(M, O);
-  EXPECT_EQ(R.Pairs.size(), 1u);
-  return R.Pairs.empty() ? stages::PairResult() : R.Pairs[0].Result;
 }
 
 /// bench/heldout4/inductor_bf16_sum: a bf16 row sum, accumulated in f32
@@ -337,10 +307,6 @@ TEST(FxToTtir, ABf16SumRoundedOnceIsProvedAndAWrongOneIsNot) {
   EXPECT_EQ(P.Kind, stages::Verdict::Counterexample) << P.Reason;
 }
 
-} // namespace
-
-namespace {
-
 /// aten.gather and prims.iota against what inductor compiled for them
 /// (bench/heldout4): the gather's kernel reads self at the row times 32
 /// plus the index (negative indices wrapped, where the reference is
@@ -352,7 +318,8 @@ TEST(FxToTtir, AGatherAndAnIotaProveAndTheirMutantsDoNot) {
     const char *Bundle, *Ttir, *From, *To;
   } Cases[] = {
       {"inductor_gather",
-       "kernels/triton_poi_fused_add_gather_0/triton_poi_fused_add_gather_0.ttir",
+       "kernels/triton_poi_fused_add_gather_0/"
+       "triton_poi_fused_add_gather_0.ttir",
        "%cst_2 = arith.constant dense<32> : tensor<128xi32>",
        "%cst_2 = arith.constant dense<31> : tensor<128xi32>"},
       {"inductor_hardtanh_int_index",
@@ -367,7 +334,8 @@ TEST(FxToTtir, AGatherAndAnIotaProveAndTheirMutantsDoNot) {
     {
       EditedBundle As(Bundle, K.Ttir, "", "");
       stages::PairResult P = fxToTtir(As.Dir);
-      EXPECT_EQ(P.Kind, stages::Verdict::Proved) << K.Bundle << ": " << P.Reason;
+      EXPECT_EQ(P.Kind, stages::Verdict::Proved)
+          << K.Bundle << ": " << P.Reason;
     }
     EditedBundle Wrong(Bundle, K.Ttir, K.From, K.To);
     stages::PairResult P = fxToTtir(Wrong.Dir);
