@@ -48,8 +48,9 @@ TEST(Falsify, FindsTheSignOfZeroThatAMaxPicks) {
 
 /// A running log-sum-exp's combine, m + log1p(exp(-|a - b|)) with m the
 /// larger, whose special case (two equal infinities: keep m, not the NaN
-/// of inf - inf) is tested with `m != min` turned into `m == min` (ueq),
-/// over six elements: they differ where some two elements met are equal
+/// of inf - inf) is tested with `m == min` (oeq), against the same
+/// combine with that test turned into `m != min` (one), over six
+/// elements: they differ where some two elements met are equal
 /// infinities. Per element, an infinity is one draw in 28, so four in a
 /// row almost never come; the uniform trials fill every element with it.
 TEST(Falsify, FillsEveryElementWithOneInfinity) {

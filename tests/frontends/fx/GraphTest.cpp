@@ -197,12 +197,12 @@ TEST(FxGraph, ElementsAskedForAfterTheGraphIsGoneStillWork) {
 
 // The bad forms of embedding and flip are input errors at the op's line,
 // not lifts of something else.
-TEST(FxGraph, BadEmbeddingsAndFlipsAreInputErrors) {
+TEST(FxGraph, BadEmbeddingsFlipsGathersAndIotasAreInputErrors) {
   auto Lift = [](const std::string &Call, const std::string &Out) {
     ir::Context C;
     Graph G = parseGraph("class M(torch.nn.Module):\n"
                          "    def forward(self, w: \"f32[4, 2]\", i: \"i64[3]\", "
-                         "f: \"f32[3]\"):\n"
+                         "f: \"f32[3]\", j: \"i64[4, 3]\", k: \"i64[5, 1]\"):\n"
                          "        r: \"" + Out + "\" = " + Call + "\n"
                          "        return (r,)\n",
                          "m.py");
@@ -219,6 +219,33 @@ TEST(FxGraph, BadEmbeddingsAndFlipsAreInputErrors) {
   EXPECT_THROW(Lift("torch.ops.prims.rev.default(w, [2])", "f32[4, 2]"),
                ir::InputError);
   EXPECT_NO_THROW(Lift("torch.ops.aten.flip.default(w, [0, 1])", "f32[4, 2]"));
+  // A gather by a float index, by an index of another rank, by one larger
+  // than self along a dimension other than dim, along a dimension self
+  // does not have.
+  EXPECT_THROW(Lift("torch.ops.aten.gather.default(w, 0, f)", "f32[3]"),
+               ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.aten.gather.default(w, 0, i)", "f32[3]"),
+               ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.aten.gather.default(w, 1, k)", "f32[5, 1]"),
+               ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.aten.gather.default(w, 2, j)", "f32[4, 3]"),
+               ir::InputError);
+  EXPECT_NO_THROW(Lift("torch.ops.aten.gather.default(w, 1, j)", "f32[4, 3]"));
+  // An iota of a float dtype, or of a negative length.
+  const std::string IotaTail =
+      ", start = 0, step = 1, device = device(type='cuda', index=0), "
+      "requires_grad = False)";
+  EXPECT_THROW(Lift("torch.ops.prims.iota.default(3, dtype = torch.float32" +
+                        IotaTail,
+                    "f32[3]"),
+               ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.prims.iota.default(-1, dtype = torch.int64" +
+                        IotaTail,
+                    "i64[0]"),
+               ir::InputError);
+  EXPECT_NO_THROW(Lift("torch.ops.prims.iota.default(3, dtype = torch.int64" +
+                           IotaTail,
+                       "i64[3]"));
   // A running maximum along a dimension the tensor does not have.
   auto Cummax = [](const std::string &Dim) {
     ir::Context C;
