@@ -70,13 +70,21 @@ std::string smtLibScript(const Query &Q, z3::solver &S, const Encoder &Enc) {
          S.to_smt2();
 }
 
+/// A context made once in the parent and inherited by every solver child:
+/// making one costs several milliseconds, as much as a small query. The
+/// parent never uses it, so each child starts from the same fresh copy.
+z3::context &inheritedContext() {
+  static z3::context *Made = new z3::context; // a child exits without freeing
+  return *Made;
+}
+
 /// The child's whole job: encode, solve, and describe the answer in lines.
 ///   proved | unknown <reason> | sat, then per leaf "<i> <hex>..."
 std::string solveInChild(const Query &Q, const std::vector<const Expr *> &Leaves,
                          unsigned TimeoutMs, unsigned Seed) {
   std::ostringstream Out;
   try {
-    z3::context Z;
+    z3::context &Z = inheritedContext();
     Encoder Enc(Z, Q.Arithmetic, Q.Arithmetic == Mode::IEEE);
     z3::expr_vector Assertions = encodeQuery(Enc, Q);
     z3::solver S = makeSolver(Z, Enc);
@@ -216,6 +224,7 @@ struct Attempt {
 /// Runs one solver attempt in a child process, killed after SliceMs.
 Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
                    const SolverOptions &O, unsigned SliceMs, unsigned Seed) {
+  prepareSolverChildren();
   ChildOptions Child;
   Child.KillAt =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(SliceMs);
@@ -328,6 +337,8 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
 }
 
 } // namespace
+
+void prepareSolverChildren() { inheritedContext(); }
 
 std::string solverVersion() {
   unsigned Major, Minor, Build, Revision;

@@ -53,6 +53,11 @@ struct QueryResult {
 
 QueryResult solve(const Query &Q, const SolverOptions &Options);
 
+/// Makes, once, what each solver child inherits instead of building anew.
+/// A process that forks workers which will solve calls it before forking,
+/// so that the workers share one copy and no fork lands while it is made.
+void prepareSolverChildren();
+
 /// "4.8.12", the solver library in use.
 std::string solverVersion();
 

@@ -5,6 +5,7 @@
 #include "ir/Errors.h"
 #include "ir/Expr.h"
 #include "smt/ChildProcess.h"
+#include "smt/Solver.h"
 #include "tools/Json.h"
 
 #include "llvm/Support/JSON.h"
@@ -90,6 +91,7 @@ runWithinLimit(const std::function<stages::PairResult()> &Check,
   double KilledAfter = LimitSeconds + std::min(LimitSeconds, 10.0);
   Child.KillAt = Start + std::chrono::milliseconds(
                              int64_t(std::ceil(KilledAfter * 1000)));
+  smt::prepareSolverChildren(); // before the fork: the pair's queries share it
   smt::ChildOutcome C = smt::runInChild([&] { return answerOf(Check); }, Child);
   if (C.How == smt::ChildOutcome::Answered)
     return fromAnswer(C.Answer);
