@@ -70,8 +70,9 @@ bool tritonType(const std::string &T, ir::Type &Out) {
   auto It = Types.find(Base);
   if (It == Types.end())
     return false;
-  // Triton stores i1 tensors as bytes.
-  Out = (T[0] == '*' && Base == "i1") ? ir::Type::i(8) : It->second;
+  // A *i1 is a bool tensor: each element a byte, 0 or 1, which every stage
+  // reads and writes as the bool it holds (docs/lifting-conventions.md).
+  Out = It->second;
   return true;
 }
 

@@ -2,7 +2,8 @@
 //
 // shfl.sync (sem::shuffle), bar.sync / barrier.sync (ThreadModel::barrier),
 // ldmatrix / stmatrix / mma.sync (warp-collective exchanges, Collective.h)
-// and vote.sync / activemask (exchanges of their own spelling). What the
+// vote.sync / activemask (exchanges of their own spelling) and redux.sync
+// (sem::warpReduce). What the
 // other threads contribute is the exchange's business; this thread's
 // operands and fresh results are what the lift records.
 //
@@ -129,6 +130,25 @@ void liftVote(Step &S) {
   S.set(0, Results[0]);
 }
 
+/// redux.sync.OP.TYPE: .add.{s32,u32}, .min/.max.{s32,u32} and
+/// .and/.or/.xor.b32 (the float forms of sm_100a are not modelled).
+void liftWarpReduce(Step &S) {
+  if (S.mod(0) != "sync" || S.Mods.size() != 3)
+    S.unsupported("unsupported instruction " + S.I.Opcode);
+  std::string Operation = S.mod(1), Type = S.mod(2);
+  bool Bitwise = Operation == "and" || Operation == "or" || Operation == "xor";
+  bool Ordered = Operation == "min" || Operation == "max";
+  if (Bitwise ? Type != "b32"
+              : !(Operation == "add" || Ordered) ||
+                    (Type != "s32" && Type != "u32"))
+    S.unsupported("unsupported instruction " + S.I.Opcode);
+  if (Ordered && Type == "u32")
+    Operation = "u" + Operation;
+  S.expectOperands(3);
+  S.set(0, sem::warpReduce(S.M, Operation, S.bits(1, 32), S.bits(2, 32),
+                           S.guard(), S.origin()));
+}
+
 } // namespace
 
 bool liftCollectiveOp(Step &S) {
@@ -141,6 +161,8 @@ bool liftCollectiveOp(Step &S) {
     liftMatrix(S);
   else if (B == "vote")
     liftVote(S);
+  else if (B == "redux")
+    liftWarpReduce(S);
   else if (B == "activemask") {
     S.expectOperands(1);
     S.set(0, S.M.exchange("activemask", S.guard(), {}, {Type::i(32)},

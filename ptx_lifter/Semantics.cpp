@@ -98,4 +98,39 @@ shuffle(ThreadModel &M, ShuffleMode Mode, const Expr *Value,
   return {R[0], R[1]};
 }
 
+namespace {
+
+const std::pair<const char *, Op> WarpReductions[] = {
+    {"add", Op::Add},   {"min", Op::SMin}, {"max", Op::SMax},
+    {"umin", Op::UMin}, {"umax", Op::UMax}, {"and", Op::And},
+    {"or", Op::Or},     {"xor", Op::Xor}};
+
+} // namespace
+
+bool isWarpReduction(const std::string &Operation) {
+  for (const auto &[Name, O] : WarpReductions)
+    if (Operation == Name)
+      return true;
+  return false;
+}
+
+Op warpReductionOp(const std::string &Operation) {
+  for (const auto &[Name, O] : WarpReductions)
+    if (Operation == Name)
+      return O;
+  throw IRError("no warp reduction " + Operation);
+}
+
+const Expr *warpReduce(ThreadModel &M, const std::string &Operation,
+                       const Expr *Value, const Expr *MemberMask,
+                       const Expr *Guard, const Origin &From) {
+  if (!isWarpReduction(Operation))
+    throw IRError("no warp reduction " + Operation);
+  for (const Expr *E : {Value, MemberMask})
+    if (E->type() != Type::i(32))
+      throw IRError("redux.sync operands are i32");
+  return M.exchange("redux.sync." + Operation, Guard, {Value, MemberMask},
+                    {Type::i(32)}, From)[0];
+}
+
 } // namespace stagecheck::ptx::sem

@@ -68,6 +68,18 @@ shuffle(ThreadModel &M, ShuffleMode Mode, const ir::Expr *Value,
         const ir::Expr *MemberMask, const ir::Expr *Guard,
         const ir::Origin &From);
 
+/// redux.sync.OP.TYPE d, a, membermask on integers: the OP of a over the
+/// threads of membermask, all of which execute it. An exchange of kind
+/// "redux.sync." + one of add, min, max, umin, umax, and, or, xor (the
+/// operation, signedness included, whatever PTX type spells it), with
+/// operands {a, membermask} (i32) and result {d (i32)}.
+const ir::Expr *warpReduce(ThreadModel &M, const std::string &Operation,
+                           const ir::Expr *Value, const ir::Expr *MemberMask,
+                           const ir::Expr *Guard, const ir::Origin &From);
+/// The operations warpReduce takes, and the IR op each folds with.
+bool isWarpReduction(const std::string &Operation);
+ir::Op warpReductionOp(const std::string &Operation);
+
 } // namespace stagecheck::ptx::sem
 
 #endif

@@ -345,6 +345,8 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
                         const Origin &From, const Expr *Defined) {
   if (!Defined)
     Defined = C.trueExpr();
+  if (StoredValuesDefined)
+    Defined = C.andOf(Defined, StoredValuesDefined);
   Guard = onPath(Guard);
   Place P = resolve(Space, Address, From);
   Type I64 = Type::i(64);
@@ -372,11 +374,18 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
   std::vector<const Expr *> Parts = split(Raw, Bits / (Bytes * 8));
   for (unsigned K = 0; K < Parts.size(); ++K) {
     const Expr *Part = Parts[K];
-    if (Element.isBool())
+    const Expr *PartDefined = Defined;
+    if (Element.isBool()) {
+      // A bool's byte: true unless 0, and not defined above 1 (a byte no
+      // bool holds), as the TTIR lifter has it.
+      PartDefined = C.andOf(Defined, C.icmp(ICmpPredicate::Ule, Part,
+                                            C.constant(Part->type(), 1)));
       Part = C.icmp(ICmpPredicate::Ne, Part, C.constant(Part->type(), 0));
+    }
     Result.Effects.Writes.push_back(
         {Guard, P.Buffer, C.add(Index, C.constant(I64, K)),
-         Element.isBool() ? Part : fromBits(Part, Element), Defined, From, {}});
+         Element.isBool() ? Part : fromBits(Part, Element), PartDefined, From,
+         {}});
     Result.WriteExchangeCounts.push_back(NextExchange);
   }
 }

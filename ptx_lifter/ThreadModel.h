@@ -212,6 +212,12 @@ public:
   /// LLVM IR) is guarded like the caller's own. Null (the default) is true.
   void setPathCondition(const ir::Expr *Path) { this->Path = Path; }
   const ir::Expr *pathCondition() const { return Path; }
+  /// While set, what a store writes is defined only where this holds too:
+  /// inline asm in LLVM IR whose operands may be poison writes values that
+  /// are not defined there. Null (the default) is true.
+  void setStoredValuesDefined(const ir::Expr *Defined) {
+    StoredValuesDefined = Defined;
+  }
 
   // --- Everything else -----------------------------------------------------
   void undefined(const ir::Expr *Condition, const std::string &Reason,
@@ -265,6 +271,7 @@ private:
   std::optional<std::array<unsigned, 3>> ConcreteTid;
   std::string ExchangePrefix;
   const ir::Expr *Path = nullptr;
+  const ir::Expr *StoredValuesDefined = nullptr;
   bool DeviceFunction = false;
   std::vector<char> ParamExtension;
   /// This phase's shared writes, for forwarding: (guard, byte offset, byte).

@@ -452,6 +452,18 @@ def build_cases():
     case("aten.gather.default", ["%a", -1, "%i"], {}, {"a": make("i32", (2, 3, 4)), "i": make("i64", (2, 2, 6), "index:4")}, **N)
     case("prims.iota.default", [5], {"start": 0, "step": 1, "dtype": torch.int64, "device": Name("device(type='cuda', index=0)"), "requires_grad": False}, {})
     case("prims.iota.default", [4], {"start": -3, "step": 7, "dtype": torch.int32, "device": Name("device(type='cuda')"), "requires_grad": False}, {})
+    # any and all (appended for the same reason): zeros of both signs, NaN
+    # (nonzero), rows with no nonzero element, empty reductions, uint8.
+    R = dict(family="reduce")
+    zeros = torch.tensor([[0.0, -0.0, 0.0], [0.0, math.nan, -0.0], [1.0, 2.0, -3.0], [0.0, -0.0, 5.0]])
+    for op in ("any", "all"):
+        case(f"aten.{op}.dim", ["%a", 1], {}, {"a": zeros}, **R)
+        case(f"aten.{op}.dim", ["%a", 0, True], {}, {"a": make("f32", (4, 8))}, **R)
+        case(f"aten.{op}.dims", ["%a", [0]], {"keepdim": True}, {"a": make("b8", (3, 5))}, **R)
+        case(f"aten.{op}.dims", ["%a", None], {}, {"a": make("i32", (3, 4))}, **R)
+        case(f"aten.{op}.default", ["%a"], {}, {"a": make("b8", (2, 3))}, **R)
+        case(f"aten.{op}.dim", ["%a", 1], {}, {"a": torch.tensor([[0, 0, 0], [0, 7, 0], [1, 2, 3]], dtype=torch.uint8)}, **R)
+        case(f"aten.{op}.dim", ["%a", 1], {}, {"a": make("f32", (3, 0))}, **R)
 
 
 def lookup(overload):

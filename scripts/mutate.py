@@ -18,7 +18,7 @@ what it cannot lose.
 For every bundle, every stage file is mutated by operators that model the
 bugs a compiler stage can introduce (a flipped predicate, a changed
 constant, swapped operands, a dropped mask or guard, a wrong shuffle offset,
-a wrong rounding, swapped vector lanes, ...). Each mutant records the pair
+a wrong rounding, swapped vector lanes, a warp reduction's operation, ...). Each mutant records the pair
 that must fail: the pair that ends at the mutated stage (a TTGIR mutant
 must fail at TTIR -> TTGIR, with FX -> TTIR still proved).
 
@@ -137,6 +137,9 @@ CMPF = {"olt": "ole", "ole": "olt", "ogt": "oge", "oge": "ogt", "oeq": "one",
         "une": "ueq", "ueq": "une", "uno": "ord", "ord": "uno"}
 SETP = {"lt": "le", "le": "lt", "gt": "ge", "ge": "gt", "eq": "ne", "ne": "eq",
         "ltu": "leu", "leu": "ltu", "gtu": "geu", "geu": "gtu"}
+# A warp reduction's operation: or/and, min/max (add and xor to each other).
+REDUX = {"or": "and", "and": "or", "xor": "add", "add": "xor", "min": "max", "max": "min",
+         "umin": "umax", "umax": "umin"}
 
 TRITON_OPERATORS = [
     Operator("constant", r"arith\.constant (?:dense<)?(-?[0-9][0-9.e+-]*)>? :", bump_number),
@@ -145,10 +148,11 @@ TRITON_OPERATORS = [
     Operator("swap-operands", r"(arith\.(?:subf|divf|subi|divsi|remsi)) (%[\w#]+), (%[\w#]+)", swap_operands),
     Operator("drop-load-mask", r"(tt\.load %[\w#]+), %[\w#]+(?:, %[\w#]+)?", lambda m: m.group(1)),
     Operator("drop-store-mask", r"(tt\.store %[\w#]+, %[\w#]+), %[\w#]+", lambda m: m.group(1)),
-    Operator("reduce-combiner", r"arith\.(addf|maxnumf|minnumf|maximumf|minimumf|mulf)",
+    Operator("reduce-combiner", r"arith\.(addf|maxnumf|minnumf|maximumf|minimumf|mulf|ori|andi)",
              flip({"addf": "mulf", "mulf": "addf", "maxnumf": "minnumf", "minnumf": "maxnumf",
-                   "maximumf": "minimumf", "minimumf": "maximumf"}),
+                   "maximumf": "minimumf", "minimumf": "maximumf", "ori": "andi", "andi": "ori"}),
              where=in_reduce_region),
+    Operator("ext-signedness", r"arith\.(extui|extsi) ", flip({"extui": "extsi", "extsi": "extui"})),
     Operator("make-range-off-by-one", r"tt\.make_range \{end = (\d+) : i32, start = (\d+) : i32\}",
              lambda m: f"tt.make_range {{end = {int(m.group(1)) + 1} : i32, start = {int(m.group(2)) + 1} : i32}}"),
 ]
@@ -164,6 +168,8 @@ LLIR_OPERATORS = [
              if int(m.group(1)) > 1 else None),
     Operator("drop-barrier", r"^\s*(?:tail )?call void @llvm\.nvvm\.barrier[\w.]*\([^)]*\)(, !dbg !\d+)?$",
              lambda m: ""),
+    Operator("redux-op", r"call i32 @llvm\.nvvm\.redux\.sync\.(or|and|xor|add|min|max|umin|umax)\(",
+             flip(REDUX)),
     Operator("store-lane-swap", r"st\.global\.v4\.b32 \[ \$\d+ \+ \d+ \], \{ (\$\d+), (\$\d+),",
              lambda m: m.group(0).replace(f"{{ {m.group(1)}, {m.group(2)},", f"{{ {m.group(2)}, {m.group(1)},", 1)),
 ]
@@ -177,6 +183,7 @@ PTX_OPERATORS = [
     Operator("shuffle-offset", r"shfl\.sync\.\w+\.b32\s+%r\d+, %r\d+, (\d+), ",
              lambda m: m.group(0).replace(f", {m.group(1)}, ", f", {max(1, int(m.group(1)) // 2)}, ", 1)
              if int(m.group(1)) > 1 else None),
+    Operator("redux-op", r"redux\.sync\.(or|and|xor|add|min|max)\.", flip(REDUX)),
     Operator("cvt-rounding", r"cvt\.(rn|rz|rm|rp)\.",
              flip({"rn": "rz", "rz": "rn", "rm": "rp", "rp": "rm"})),
     Operator("v4-lane-swap", r"\.v4\.\w+\s+\[[^\]]+\], \{(%\w+), (%\w+),",

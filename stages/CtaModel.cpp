@@ -4,6 +4,7 @@
 #include "ir/Errors.h"
 #include "ir/Functions.h"
 #include "ptx_lifter/Collective.h"
+#include "ptx_lifter/Semantics.h"
 #include "stages/Unify.h"
 
 #include <algorithm>
@@ -162,6 +163,8 @@ private:
     std::vector<const Expr *> R;
     if (X.Kind.rfind("shfl.sync.", 0) == 0)
       R = shuffle(K, I);
+    else if (X.Kind.rfind("redux.sync.", 0) == 0)
+      R = warpReduce(K, I);
     else if (X.Kind.rfind("ldmatrix.", 0) == 0)
       R = matrixLoad(K, I);
     else if (X.Kind == "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
@@ -216,6 +219,40 @@ private:
       Value = C.select(SourceGuard, resolve(Source, S.Operands[0]), Value);
     }
     return {Value, C.boolean(In)};
+  }
+
+  /// redux.sync per the PTX ISA: the operation over the values of the
+  /// member mask's threads, lane by lane upward (the operations are
+  /// associative and commutative, so any order gives this value). A member
+  /// that does not execute it gives a value of its own.
+  std::vector<const Expr *> warpReduce(unsigned K, size_t I) {
+    const ptx::Exchange &X = T[K].Thread.Exchanges[I];
+    Op Fold = ptx::sem::warpReductionOp(
+        X.Kind.substr(std::string("redux.sync.").size()));
+    uint64_t Mask = constantOf(K, X.Operands[1], "a redux member mask", X.From);
+    unsigned Lane = K & 31, Base = K & ~31u;
+    const Expr *Guard = resolve(K, X.Guard);
+    if (!((Mask >> Lane) & 1) && !Guard->isFalse())
+      Out.Effects.Undefined.push_back(
+          {Guard, "redux.sync by a thread outside its member mask", X.From, {}});
+    const Expr *Result = nullptr;
+    for (unsigned J = 0; J < 32; ++J) {
+      if (!((Mask >> J) & 1))
+        continue;
+      unsigned Source = Base + J;
+      const Expr *Value = unspecified(K, I, J, Type::i(32));
+      auto There = Source < T.size() ? counterpart(Source, Info[K].Keys[I])
+                                     : std::nullopt;
+      if (There) {
+        const ptx::Exchange &S = T[Source].Thread.Exchanges[*There];
+        Value = C.select(resolve(Source, S.Guard),
+                         resolve(Source, S.Operands[0]), Value);
+      }
+      Result = Result ? C.binary(Fold, Result, Value) : Value;
+    }
+    if (!Result) // an empty mask: undefined above, and no value
+      Result = unspecified(K, I, 32, Type::i(32));
+    return {Result};
   }
 
   /// ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 per the PTX ISA: the

@@ -9,6 +9,8 @@
 #include "ir/Text.h"
 #include "smt/Evaluate.h"
 #include "stages/Assumed.h"
+#include "stages/ConstantChoices.h"
+#include "stages/SplitDefinedness.h"
 #include "stages/Falsify.h"
 #include "stages/Libdevice.h"
 #include "stages/Pipeline.h"
@@ -463,6 +465,19 @@ private:
         }
         const Expr *V = Resolve(W.Value, At);
         New[P->second.Buffer][uint64_t(Abs)].push_back({V, W.From, StepLabel});
+        // A value that is not defined (poison, a byte no bool holds) is
+        // the kernel's undefinedness where it is stored.
+        const Expr *D = Resolve(W.Defined, At);
+        if (holdsForEveryConstantChoice(C, D)) // an arg-max's index cast
+          D = C.trueExpr();
+        std::string Reason = "it stores a value that is not defined to " +
+                             P->second.Tensor + describeIndex(uint64_t(Abs));
+        if (D->isFalse() && !Bad)
+          Bad = Violation{"candidate memory", P->second.Buffer,
+                          "kernel " + L.Kernel + " is undefined: " + Reason,
+                          uint64_t(Abs), W.From};
+        else if (!D->isConst())
+          KernelUndefined.push_back({C.notOf(D), L.Kernel, Reason, W.From});
       });
     }
     for (const UndefinedBehavior &U : E.Undefined) {
@@ -1124,6 +1139,17 @@ private:
     std::optional<Env> Found = falsify(Violation, FalsifyOptions());
     std::string How = "found by testing";
     if (!Found) {
+      const Expr *AnyUndefined = C.falseExpr();
+      for (const DataUndefined &U : KernelUndefined)
+        AnyUndefined = C.orOf(AnyUndefined, U.Condition);
+      SplitProof Split = proveDisjunctByDisjunct(
+          C, referenceDefined(), AnyUndefined, {}, smt::Mode::IEEE,
+          Options.Check.Solver, Name);
+      if (Split.Proved) {
+        Result.Queries.push_back({Name, smt::Outcome::Proved,
+                                  splitDetail(Split), Split.Seconds, ""});
+        return true;
+      }
       smt::QueryResult R = smt::solve({Name, Violation, {}, smt::Mode::IEEE},
                                       Options.Check.Solver);
       if (R.Kind != smt::Outcome::Counterexample) {

@@ -310,6 +310,35 @@ OpResult atenProd(const OpCall &Op) {
   return castTensor(Op, P, Result);
 }
 
+/// any/all(self), .dim(self, dim, keepdim=False), .dims(self, dim=None,
+/// keepdim=False): whether some (every) element is nonzero (NaN is); bool,
+/// or uint8 for a uint8 input (torch's exception). Empty: false (true).
+OpResult atenAnyAll(const OpCall &Op) {
+  bool IsAny = Op.op() == "aten.any";
+  Tensor X = Op.tensor(0, "self");
+  std::string Overload = Op.overload();
+  std::optional<std::vector<int64_t>> Dims;
+  bool KeepDim = false;
+  if (Overload == "dim") {
+    Dims = std::vector<int64_t>{Op.integer(1, "dim")};
+    KeepDim = Op.flag(2, "keepdim", false);
+  } else if (Overload == "dims") {
+    Dims = dimsArg(Op, 1);
+    KeepDim = Op.flag(2, "keepdim", false);
+  } else if (Overload != "default") {
+    Op.unsupported("unsupported op " + Op.op() + "." + Overload);
+  }
+  Reduction R = reduction(Op, X.shape(), Dims, KeepDim);
+  Tensor Folded = fold(
+      Op, castTensor(Op, X, DType::Bool), R, DType::Bool,
+      [IsAny](Context &C, const Expr *A, const Expr *B) {
+        return IsAny ? C.orOf(A, B) : C.andOf(A, B);
+      },
+      [IsAny](Context &C) { return C.boolean(!IsAny); });
+  return castTensor(Op, Folded,
+                    X.dtype() == DType::U8 ? DType::U8 : DType::Bool);
+}
+
 /// amax/amin(self, dim=[], keepdim=False): NaN-propagating.
 OpResult atenAmax(const OpCall &Op) {
   Tensor X = Op.tensor(0, "self");
@@ -826,6 +855,8 @@ const OpDefinition Table[] = {
     {"aten.sum", atenSum},
     {"aten.mean", atenMean},
     {"aten.prod", atenProd},
+    {"aten.any", atenAnyAll},
+    {"aten.all", atenAnyAll},
     {"aten.amax", atenAmax},
     {"aten.amin", atenAmax},
     {"aten.max", atenMaxMin},

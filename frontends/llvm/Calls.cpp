@@ -61,8 +61,11 @@ Lanes FunctionLifter::liftInlineAsm(const llvm::CallBase &Call) {
   // Operands as PTX registers see them: a pointer is its address, a vector
   // its lanes' bits side by side.
   std::vector<const Expr *> Inputs;
+  const Expr *InputsDefined = C.trueExpr();
   for (const llvm::Value *Arg : Call.args()) {
     const Lanes &L = operand(Arg);
+    for (const Lane &X : L)
+      InputsDefined = C.andOf(InputsDefined, X.Def);
     if (L.size() == 1) {
       Inputs.push_back(L[0].V);
       continue;
@@ -83,9 +86,12 @@ Lanes FunctionLifter::liftInlineAsm(const llvm::CallBase &Call) {
     OutputTypes.push_back(
         T->isVectorTy() ? Type::i(unsigned(Facts.Layout->getTypeSizeInBits(T)))
                         : scalarType(T));
+  // What the asm stores from a poison operand is not defined.
+  M.setStoredValuesDefined(InputsDefined);
   std::vector<const Expr *> Results = ptx::liftInlineAsm(
       M, Asm->getAsmString(), Asm->getConstraintString(), Inputs, OutputTypes,
       origin(spell(Call)), Facts.SmVersion);
+  M.setStoredValuesDefined(nullptr);
   if (Results.size() != Outputs.size())
     unsupported("inline asm with " + std::to_string(Outputs.size()) +
                 " outputs lifted to " + std::to_string(Results.size()));

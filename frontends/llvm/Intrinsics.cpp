@@ -196,6 +196,14 @@ Lanes FunctionLifter::liftNvvmCommunication(const llvm::CallBase &Call,
       return R;
     }
   }
+  // llvm.nvvm.redux.sync.OP(value, membermask), OP as sem::warpReduce has it.
+  if (P.size() == 3 && P[0] == "redux" && P[1] == "sync" &&
+      ptx::sem::isWarpReduction(P[2].str())) {
+    return {defined(ptx::sem::warpReduce(M, P[2].str(),
+                                         scalar(Call.getArgOperand(0)).V,
+                                         scalar(Call.getArgOperand(1)).V, True,
+                                         From))};
+  }
   // cp.async: the same builders as the PTX instructions (Collective.h).
   if (Rest == "cp.async.commit.group") {
     ptx::sem::cpAsyncCommit(M, True, From);

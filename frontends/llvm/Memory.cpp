@@ -124,11 +124,15 @@ Lanes FunctionLifter::liftLoad(const llvm::LoadInst &I) {
   const Expr *Address = address(I.getPointerOperand());
   std::vector<Type> Types = laneTypes(T);
   Origin From = origin(spell(I));
-  // A byte is the least memory moves: an i1 is loaded as a byte.
+  // A byte is the least memory moves: an i1 is loaded as a byte. Its other
+  // bits are zero where an i1 was stored (the zero extension the NVPTX
+  // backend relies on, loading the byte whole); otherwise the value is not
+  // defined (LangRef: a store of another type wrote it).
   if (Types.size() == 1 && Types[0].bits() % 8) {
     unsigned Bits = unsigned(Facts.Layout->getTypeStoreSizeInBits(T));
     const Expr *Raw = M.load(S, Address, Bits, C.trueExpr(), From);
-    return {defined(C.cast(Op::Trunc, Raw, Types[0]))};
+    const Expr *Value = C.cast(Op::Trunc, Raw, Types[0]);
+    return {{Value, C.eq(C.cast(Op::ZExt, Value, Raw->type()), Raw)}};
   }
   unsigned LaneBits = Types[0].bits();
   if (LaneBits % 8)

@@ -513,7 +513,10 @@ bool Lifter::liftArith(const Operation &O) {
       if (!Ty->scalar().isPtr())
         unsupported(O, "unsupported op " + N + " from a pointer to an integer");
       Type Elem = scalarType(*Ty->scalar().Elem, O);
-      if (Elem.bits() != V.BufferElem.bits())
+      // A bool is stored as a byte: Triton reads and writes bool tensors
+      // through their pointer cast to i8.
+      bool BoolAsBytes = V.BufferElem.isBool() && Elem == Type::i(8);
+      if (Elem.bits() != V.BufferElem.bits() && !BoolAsBytes)
         unsupported(O, "a pointer cast to an element of another width is "
                        "not supported");
       V.ViewElem = Elem;

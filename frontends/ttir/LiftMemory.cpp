@@ -51,6 +51,26 @@ TypePtr pointeeType(const TypePtr &P) {
 
 } // namespace
 
+const Expr *Lifter::viewOfStored(const Expr *Stored, Type View) {
+  if (Stored->type() == View)
+    return Stored;
+  if (Stored->type().isBool()) // a bool read as its byte: 0 or 1
+    return C.zextOrTrunc(Stored, View);
+  return C.cast(Op::Bitcast, Stored, View);
+}
+
+const Expr *Lifter::storedOfView(const Expr *Value, Type Stored) {
+  if (Value->type() == Stored)
+    return Value;
+  if (Stored.isBool()) // true unless 0; a byte above 1 is not defined
+    return C.icmp(ICmpPredicate::Ne, Value, C.constant(Value->type(), 0));
+  return C.cast(Op::Bitcast, Value, Stored);
+}
+
+const Expr *Lifter::isBoolByte(const Expr *Byte) {
+  return C.icmp(ICmpPredicate::Ule, Byte, C.constant(Byte->type(), 1));
+}
+
 const Expr *Lifter::loadElement(const Val &Ptr, const Expr *Mask,
                                 const Val *Other, const Operation &O) {
   if (!Ptr.IsPtr)
@@ -58,9 +78,8 @@ const Expr *Lifter::loadElement(const Val &Ptr, const Expr *Mask,
   if (WrittenBuffers.count(Ptr.Buffer))
     unsupported(O, "unsupported op " + O.Name + ": a load from " + Ptr.Buffer +
                        " after the kernel stored to it");
-  const Expr *Value = C.read(Ptr.Buffer, Ptr.BufferElem, Ptr.E);
-  if (Ptr.ViewElem != Ptr.BufferElem)
-    Value = C.cast(Op::Bitcast, Value, Ptr.ViewElem);
+  const Expr *Value = viewOfStored(
+      C.read(Ptr.Buffer, Ptr.BufferElem, Ptr.E), Ptr.ViewElem);
   if (!Mask)
     return Value;
   const Expr *Alternative =
@@ -240,12 +259,14 @@ bool Lifter::liftMemoryOp(const Operation &O) {
     if (Value->type() != P.ViewElem)
       malformed(O, "stores a " + Value->type().str() + " through a pointer to " +
                        P.ViewElem.str());
-    if (P.ViewElem != P.BufferElem)
-      Value = C.cast(Op::Bitcast, Value, P.BufferElem);
+    const Expr *ValueDefined = V.Defined;
+    if (P.BufferElem.isBool() && !Value->type().isBool()) // a bool's byte
+      ValueDefined = C.andOf(ValueDefined, isBoolByte(Value));
+    Value = storedOfView(Value, P.BufferElem);
     addUndefined(C.notOf(AddressDefined), Shape,
                  "store through a poison address or mask", O);
     checkReach(P, When, Shape, "store", O);
-    Write W{When, P.Buffer, P.E, Value, V.Defined, origin(O), LoopBound};
+    Write W{When, P.Buffer, P.E, Value, ValueDefined, origin(O), LoopBound};
     std::vector<BoundVariable> Elements = boundOf(Shape);
     W.Bound.insert(W.Bound.end(), Elements.begin(), Elements.end());
     for (const Expr *E : {W.Guard, W.Index, W.Value, W.Defined})

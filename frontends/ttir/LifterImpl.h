@@ -165,6 +165,13 @@ public:
 
   // Memory.
   std::set<std::string> WrittenBuffers;
+  /// A buffer element as a view of another type reads it (a bool's byte is
+  /// 0 or 1), and a view's value as the element it writes.
+  const ir::Expr *viewOfStored(const ir::Expr *Stored, ir::Type View);
+  const ir::Expr *storedOfView(const ir::Expr *Value, ir::Type Stored);
+  /// i1: a byte written to a bool tensor is 0 or 1 (any other is not a bool
+  /// torch can read, so writing it is a write of a value not defined).
+  const ir::Expr *isBoolByte(const ir::Expr *Byte);
   const ir::Expr *loadElement(const Val &Ptr, const ir::Expr *Mask,
                               const Val *Other, const Operation &O);
   struct SharedAlloc {

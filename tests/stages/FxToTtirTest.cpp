@@ -214,7 +214,7 @@ TEST(FxToTtir, EveryCorpusReferenceLifts) {
     }
     ++Bundles;
   }
-  EXPECT_EQ(Bundles, 33u);
+  EXPECT_EQ(Bundles, 35u);
 }
 
 
@@ -341,6 +341,39 @@ TEST(FxToTtir, AGatherAndAnIotaProveAndTheirMutantsDoNot) {
     stages::PairResult P = fxToTtir(Wrong.Dir);
     EXPECT_EQ(P.Kind, stages::Verdict::Counterexample)
         << K.Bundle << ": " << P.Reason;
+  }
+}
+
+/// Bool tensors: a mask read and a comparison written through Triton's i8
+/// view of them, and all() lowered to a reduction of or. Each proves; read
+/// the other way round, written as -1 (a byte no bool holds), or reduced
+/// with and, each is a counterexample.
+TEST(FxToTtir, BoolTensorsProveAndTheirMutantsDoNot) {
+  const char *Mask = "kernels/triton_poi_fused_gt_mul_where_zeros_like_0/"
+                     "triton_poi_fused_gt_mul_where_zeros_like_0.ttir";
+  const char *All = "kernels/triton_per_fused_abs_all_le_0/"
+                    "triton_per_fused_abs_all_le_0.ttir";
+  struct Case {
+    const char *Bundle, *Ttir, *From, *To;
+  } Cases[] = {
+      {"inductor_bool_mask", Mask, "arith.cmpi ne, %tmp0_7, %tmp0",
+       "arith.cmpi eq, %tmp0_7, %tmp0"},
+      {"inductor_bool_mask", Mask, "arith.extui %tmp7_13",
+       "arith.extsi %tmp7_13"},
+      {"inductor_all", All, "arith.ori", "arith.andi"},
+  };
+  for (const Case &K : Cases) {
+    std::string Bundle = std::string(STAGECHECK_TEST_DIR "/corpus/") + K.Bundle;
+    {
+      EditedBundle As(Bundle, K.Ttir, "", "");
+      stages::PairResult P = fxToTtir(As.Dir);
+      EXPECT_EQ(P.Kind, stages::Verdict::Proved)
+          << K.Bundle << ": " << P.Reason;
+    }
+    EditedBundle Wrong(Bundle, K.Ttir, K.From, K.To);
+    stages::PairResult P = fxToTtir(Wrong.Dir);
+    EXPECT_EQ(P.Kind, stages::Verdict::Counterexample)
+        << K.Bundle << " with " << K.To << ": " << P.Reason;
   }
 }
 

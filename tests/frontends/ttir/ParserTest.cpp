@@ -61,7 +61,7 @@ TEST(MlirParser, ReadsEveryStageFileOfTheCorpus) {
     EXPECT_FALSE(M.kernelFile().empty());
     ++Files;
   }
-  EXPECT_EQ(Files, 33u * 3);
+  EXPECT_EQ(Files, 35u * 3);
 }
 
 TEST(MlirParser, DecodesTheEncodings) {

@@ -38,6 +38,8 @@ const Case Cases[] = {
     {"inductor_amax", PtxMutation::ShuffleOffset, "shfl.sync.bfly"},
     {"inductor_f16_add", PtxMutation::CvtRounding, "cvt.rn.f16.f32"},
     {"inductor_softmax", PtxMutation::SwapV4Lanes, "st.global.v4"},
+    // A bool reduction's warp step.
+    {"inductor_all", PtxMutation::ReduxOperation, "redux.sync.or"},
     // Row reductions inside loops of symbolic trip count: the stores after
     // them, and the first shuffle.
     {"tutorial_layer_norm", PtxMutation::ShuffleOffset, "shfl.sync.bfly"},
@@ -97,6 +99,32 @@ TEST_P(PtxMutant, GivesACounterexampleNamingThePtxLine) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PtxMutant, testing::ValuesIn(Cases), name);
+
+// A bool mask read the other way round (the mask byte's setp.eq made ne):
+// a counterexample at the store the select feeds, which the report names.
+// The select picks between two values the LLVM IR computes too, so
+// tracing values finds no earlier departure (docs/coverage.md).
+TEST(PtxMutantOfBools, AMaskReadTheOtherWayRoundIsACounterexample) {
+  bundle::Manifest M = bundle::loadBundle(
+      std::string(STAGECHECK_TEST_DIR "/corpus/inductor_bool_mask"));
+  ASSERT_FALSE(M.launches().empty());
+  const bundle::Launch &L = *M.launches().front();
+  stages::StageText Llir{test::fileText(L.file("llir")), L.file("llir")};
+  stages::StageText Ptx{test::fileText(L.file("ptx")), L.file("ptx")};
+  stages::LlirToPtxOptions O;
+  O.FpFusion = bundle::readKernelMetadata(L.file("metadata")).FpFusion;
+  ir::KernelInterface KI = L.interface(M.Tensors);
+  ir::Context C;
+  ASSERT_EQ(stages::checkLlirToPtx(C, Llir, Ptx, KI, O).Kind,
+            stages::Verdict::Proved);
+  auto Mutant = test::mutatePtx(Ptx.Text, PtxMutation::SetpPredicate,
+                                "setp.eq.b16");
+  ASSERT_TRUE(Mutant) << "no setp.eq.b16 to mutate";
+  ir::Context C2;
+  stages::StageText Mutated{Mutant->Text, Ptx.Name};
+  stages::PairResult R = stages::checkLlirToPtx(C2, Llir, Mutated, KI, O);
+  EXPECT_EQ(R.Kind, stages::Verdict::Counterexample) << R.Reason;
+}
 
 // A mutant that changes nothing: logf's reduction converts the exponent
 // field (a multiple of 2^23 with at most nine significant bits) to float,

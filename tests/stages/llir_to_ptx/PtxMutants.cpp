@@ -24,6 +24,8 @@ const char *spelling(PtxMutation M) {
     return "cvt_rounding";
   case PtxMutation::SwapV4Lanes:
     return "swap_v4_lanes";
+  case PtxMutation::ReduxOperation:
+    return "redux_operation";
   }
   return "?";
 }
@@ -35,12 +37,13 @@ std::optional<std::string> mutateLine(const std::string &L, PtxMutation M) {
   std::smatch Match;
   switch (M) {
   case PtxMutation::SetpPredicate: {
-    static const std::regex R(R"(setp\.(lt|le|gt|ge|ltu|leu|gtu|geu)\.)");
+    static const std::regex R(R"(setp\.(lt|le|gt|ge|ltu|leu|gtu|geu|eq|ne)\.)");
     if (!std::regex_search(L, Match, R))
       return std::nullopt;
     static const std::pair<const char *, const char *> Flip[] = {
         {"lt", "le"},   {"le", "lt"},   {"gt", "ge"},   {"ge", "gt"},
-        {"ltu", "leu"}, {"leu", "ltu"}, {"gtu", "geu"}, {"geu", "gtu"}};
+        {"ltu", "leu"}, {"leu", "ltu"}, {"gtu", "geu"}, {"geu", "gtu"},
+        {"eq", "ne"},   {"ne", "eq"}};
     for (auto [From, To] : Flip)
       if (Match[1] == From)
         return Match.prefix().str() + "setp." + To + "." + Match.suffix().str();
@@ -73,6 +76,17 @@ std::optional<std::string> mutateLine(const std::string &L, PtxMutation M) {
       return std::nullopt;
     return Match.prefix().str() + Match[1].str() +
            std::to_string(std::stoi(Match[2].str()) / 2) + "," +
+           Match.suffix().str();
+  }
+  case PtxMutation::ReduxOperation: {
+    static const std::regex R(R"(redux\.sync\.(or|and|min|max)\.)");
+    if (!std::regex_search(L, Match, R))
+      return std::nullopt;
+    std::string To = Match[1] == "or"    ? "and"
+                     : Match[1] == "and" ? "or"
+                     : Match[1] == "min" ? "max"
+                                         : "min";
+    return Match.prefix().str() + "redux.sync." + To + "." +
            Match.suffix().str();
   }
   case PtxMutation::CvtRounding: {

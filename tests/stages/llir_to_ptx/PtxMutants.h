@@ -14,13 +14,14 @@
 namespace stagecheck::test {
 
 enum class PtxMutation {
-  SetpPredicate, // setp.lt -> setp.le (and the other strict/loose pairs)
+  SetpPredicate, // setp.lt -> setp.le (and the other strict/loose pairs, eq <-> ne)
   Immediate,     // the integer immediate of an add/mul/and/or/shl/shr, +1
   DropGuard,     // @%p st... -> st... (the store runs unguarded)
   AddToSub,      // add.TYPE -> sub.TYPE
   ShuffleOffset, // shfl.sync lane offset halved
   CvtRounding,   // cvt.rn -> cvt.rz (rz -> rn, rm <-> rp)
   SwapV4Lanes,   // the first and third registers of a .v4 access swapped
+  ReduxOperation, // redux.sync.or <-> and, min <-> max
 };
 
 const char *spelling(PtxMutation M);

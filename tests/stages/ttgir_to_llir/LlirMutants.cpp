@@ -2,6 +2,7 @@
 
 #include "tests/support/TextLines.h"
 
+#include <map>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -20,6 +21,8 @@ const char *spelling(LlirMutation M) {
     return "thread_element";
   case LlirMutation::AsmStoreLane:
     return "asm_store_lane";
+  case LlirMutation::ReduxOperation:
+    return "redux_operation";
   }
   return "?";
 }
@@ -69,6 +72,15 @@ std::optional<std::string> mutateLine(const std::string &L, LlirMutation M,
       return std::nullopt;
     return Match.prefix().str() + Match[1].str() + Match[3].str() + ", " +
            Match[2].str() + Match.suffix().str();
+  }
+  case LlirMutation::ReduxOperation: {
+    static const std::regex R(R"(call i32 @llvm\.nvvm\.redux\.sync\.(or|and|min|max)\()");
+    if (!std::regex_search(L, Match, R))
+      return std::nullopt;
+    static const std::map<std::string, std::string> Other = {
+        {"or", "and"}, {"and", "or"}, {"min", "max"}, {"max", "min"}};
+    return Match.prefix().str() + "call i32 @llvm.nvvm.redux.sync." +
+           Other.at(Match[1].str()) + "(" + Match.suffix().str();
   }
   case LlirMutation::DropBarrier:
     break;

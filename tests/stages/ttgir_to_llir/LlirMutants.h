@@ -19,6 +19,7 @@ enum class LlirMutation {
   SharedIndex,   // a shared-memory load's address one element on
   ThreadElement, // the mask of tid -> element (and i32 %tid, K) minus one
   AsmStoreLane,  // the first two registers of an inline-asm st.global.v2/v4
+  ReduxOperation, // a warp reduction's operation: or <-> and, min <-> max
 };
 
 const char *spelling(LlirMutation M);
