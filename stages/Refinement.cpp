@@ -4,6 +4,7 @@
 #include "stages/DifferingSubterms.h"
 #include "stages/Falsify.h"
 #include "stages/SelectArms.h"
+#include "stages/SplitDefinedness.h"
 #include "stages/ZeroSign.h"
 
 #include <algorithm>
@@ -224,7 +225,8 @@ public:
       bool Defined = definedCondByCond();
       if (!Defined) {
         const Expr *TargetUndefined = Target.undefinedCondition(C);
-        Defined = check("target defined where source is",
+        Defined = definedWayByWay(TargetUndefined) ||
+                  check("target defined where source is",
                         C.andOf(SourceDefined, TargetUndefined), nullptr);
         // Unknown here does not hide a store that differs: the stores are
         // tested, and the verdict stays unknown unless one of them fails.
@@ -285,6 +287,22 @@ private:
                               "condition by condition (" +
                                   std::to_string(S.size()) + ")",
                               Took, ""});
+    return true;
+  }
+
+  /// Each of the target's ways to be undefined ruled out on its own
+  /// against the source's definedness (stages/SplitDefinedness.h): one
+  /// thread's assertion against what every element asserts is a small
+  /// question.
+  bool definedWayByWay(const Expr *TargetUndefined) {
+    SplitProof Split = proveDisjunctByDisjunct(
+        C, SourceDefined, TargetUndefined, {}, Options.Arithmetic,
+        Options.Solver, "target defined where source is");
+    if (!Split.Proved)
+      return false;
+    Result.Queries.push_back({"target defined where source is",
+                              smt::Outcome::Proved, splitDetail(Split),
+                              Split.Seconds, ""});
     return true;
   }
 

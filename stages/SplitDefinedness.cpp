@@ -3,6 +3,7 @@
 #include "stages/SplitDefinedness.h"
 
 #include "ir/Effects.h"
+#include "ir/Interpreter.h"
 
 #include <chrono>
 #include <map>
@@ -62,13 +63,75 @@ std::set<const Expr *> data(const Expr *E) {
 
 /// Q with each datum a fresh symbol named by its first appearance: the
 /// same node for two questions that differ only in what they read.
-const Expr *canonical(Context &C, const Expr *Q) {
+/// Renamed: each fresh symbol's name and the datum it stands for.
+const Expr *canonical(Context &C, const Expr *Q,
+                      std::map<std::string, const Expr *> &Renamed) {
   std::unordered_map<const Expr *, const Expr *> Rename;
   for (const Expr *N : postOrder(std::span<const Expr *const>(&Q, 1)))
-    if (isDatum(N) && !Rename.count(N))
-      Rename[N] = C.symbol("split.datum." + std::to_string(Rename.size()),
-                           N->type());
+    if (isDatum(N) && !Rename.count(N)) {
+      std::string Name = "split.datum." + std::to_string(Rename.size());
+      Rename[N] = C.symbol(Name, N->type());
+      Renamed[Name] = N;
+    }
   return substitute(C, Q, Rename);
+}
+
+/// A question's model in the caller's terms: each fresh symbol's value
+/// given to the read (at a constant index) or symbol it stands for.
+Env inCallersTerms(const Env &Model,
+                   const std::map<std::string, const Expr *> &Renamed) {
+  Env Out;
+  for (const auto &[Name, V] : Model.symbols()) {
+    auto It = Renamed.find(Name);
+    if (It == Renamed.end()) {
+      Out.setSymbol(Name, V);
+      continue;
+    }
+    const Expr *D = It->second;
+    if (D->op() == Op::Symbol)
+      Out.setSymbol(D->name(), V);
+    else if (D->operand(0)->isConst())
+      Out.setRead(D->name(), D->operand(0)->constBits(), V);
+  }
+  for (const auto &[Key, V] : Model.reads())
+    Out.setRead(Key.first, Key.second, V);
+  return Out;
+}
+
+/// i1: A and B (one type) have the same bits.
+const Expr *sameBits(Context &C, const Expr *A, const Expr *B) {
+  if (!A->type().isFloat())
+    return C.eq(A, B);
+  Type Bits = Type::i(A->type().bits());
+  return C.eq(C.cast(Op::Bitcast, A, Bits), C.cast(Op::Bitcast, B, Bits));
+}
+
+/// Whether two element indices agree at a few points (every symbol they
+/// read set alike, every element read one made-up value): a guess that
+/// two reads of a buffer are one element, which the question then states
+/// as what it is, "the same index reads the same value", never assumes.
+bool sameAtSamples(const Expr *A, const Expr *B) {
+  std::set<const Expr *> Symbols;
+  for (const Expr *Root : {A, B})
+    for (const Expr *N : postOrder(std::span<const Expr *const>(&Root, 1)))
+      if (N->op() == Op::Symbol)
+        Symbols.insert(N);
+  for (uint64_t Seed : {0u, 1u, 5u}) {
+    Env E;
+    for (const Expr *S : Symbols)
+      E.setSymbol(S->name(),
+                  Value::ofBits(S->type(), Seed * 7 + S->name().size() % 3));
+    Interpreter I(E, [Seed](const std::string &, uint64_t Index, Type T) {
+      return Value::ofBits(T, (Index * 31 + Seed * 13 + 3) % 97);
+    });
+    try {
+      if (I.eval(A).Bits != I.eval(B).Bits)
+        return false;
+    } catch (const EvalError &) {
+      return false;
+    }
+  }
+  return true;
 }
 
 } // namespace
@@ -104,16 +167,45 @@ SplitProof proveDisjunctByDisjunct(Context &C, const Expr *Defined,
     Assumed = C.andOf(Assumed, A);
   smt::SolverOptions Quick = Solver;
   Quick.TimeoutMs = std::min(Quick.TimeoutMs, 5000u);
+  // The facts' reads by buffer: a way's read of an element the facts
+  // read through another index expression (the two stages spell an
+  // element's address each their own way) is linked to it.
+  auto BufferOf = [](const Expr *Read) {
+    return Read->name() + " " + Read->type().str();
+  };
+  std::map<std::string, std::vector<const Expr *>> FactReads;
+  for (const auto &[D, Ks] : About)
+    if (D->op() == Op::Read)
+      FactReads[BufferOf(D)].push_back(D);
   std::unordered_map<const Expr *, bool> Answered;
   for (const Expr *Way : Ways) {
+    if (std::chrono::steady_clock::now() - Start > std::chrono::seconds(10))
+      return Done("out of time for the ways");
     std::set<size_t> Relevant;
-    for (const Expr *D : data(Way))
-      if (auto It = About.find(D); It != About.end())
+    const Expr *Links = C.trueExpr();
+    for (const Expr *D : data(Way)) {
+      if (auto It = About.find(D); It != About.end()) {
         Relevant.insert(It->second.begin(), It->second.end());
-    const Expr *Q = C.andOf(Assumed, Way);
+        continue;
+      }
+      if (D->op() != Op::Read)
+        continue;
+      auto Same = FactReads.find(BufferOf(D));
+      if (Same == FactReads.end())
+        continue;
+      for (const Expr *F : Same->second)
+        if (sameAtSamples(D->operand(0), F->operand(0))) {
+          const std::vector<size_t> &Ks = About.at(F);
+          Relevant.insert(Ks.begin(), Ks.end());
+          Links = C.andOf(Links, C.implies(C.eq(D->operand(0), F->operand(0)),
+                                           sameBits(C, D, F)));
+        }
+    }
+    const Expr *Q = C.andOf(C.andOf(Assumed, Way), Links);
     for (size_t K : Relevant)
       Q = C.andOf(Q, Facts[K]);
-    const Expr *Shape = canonical(C, Q);
+    std::map<std::string, const Expr *> Renamed;
+    const Expr *Shape = canonical(C, Q, Renamed);
     if (auto It = Answered.find(Shape); It != Answered.end()) {
       if (!It->second)
         return Done("a way is not ruled out on its own");
@@ -125,6 +217,8 @@ SplitProof proveDisjunctByDisjunct(Context &C, const Expr *Defined,
     ++P.Asked;
     smt::QueryResult R = smt::solve({Name, Shape, {}, Arithmetic}, Quick);
     Answered[Shape] = R.Kind == smt::Outcome::Proved;
+    if (R.Kind == smt::Outcome::Counterexample)
+      P.Candidate = inCallersTerms(R.Model, Renamed);
     if (R.Kind != smt::Outcome::Proved)
       return Done("a way is not ruled out on its own");
   }

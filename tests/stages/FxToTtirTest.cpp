@@ -344,6 +344,39 @@ TEST(FxToTtir, AGatherAndAnIotaProveAndTheirMutantsDoNot) {
   }
 }
 
+/// clamp_min(x, 0) cast to int32 (bench/heldout2): each of the 1024
+/// elements' fptosi may leave its range, as the reference's may, and the
+/// question "reference defined, some kernel element undefined" is ruled
+/// out element by element (it reached its 20 s limit asked whole). With
+/// the value doubled before the cast, the kernel leaves the range where
+/// the reference does not: a counterexample.
+TEST(FxToTtir, ACastEveryElementMayOverflowIsDefinedWhereTheReferenceIs) {
+  std::string Bundle =
+      std::string(STAGECHECK_TEST_DIR "/../bench/heldout2/inductor_clamp_min_int");
+  const char *Ttir = "kernels/triton_poi_fused__to_copy_clamp_min_0/"
+                     "triton_poi_fused__to_copy_clamp_min_0.ttir";
+  {
+    EditedBundle As(Bundle, Ttir, "", "");
+    stages::PairResult P = fxToTtir(As.Dir);
+    EXPECT_EQ(P.Kind, stages::Verdict::Proved) << P.Reason;
+    bool Split = false;
+    for (const stages::QueryReport &Q : P.Queries)
+      Split |= Q.Name == "kernels defined" &&
+               Q.Reason.find("ruled out on its own") != std::string::npos;
+    EXPECT_TRUE(Split);
+  }
+  EditedBundle Doubled(Bundle, Ttir, "arith.fptosi %tmp2 :",
+                       "arith.fptosi %tmp2x2 :");
+  std::string File = (Doubled.Dir / Ttir).string();
+  std::string Text = slurp(File);
+  size_t At = Text.find("    %tmp3 = arith.fptosi");
+  ASSERT_NE(At, std::string::npos);
+  Text.insert(At, "    %tmp2x2 = arith.addf %tmp2, %tmp2 : tensor<256xf32>\n");
+  std::ofstream(File) << Text;
+  stages::PairResult P = fxToTtir(Doubled.Dir);
+  EXPECT_EQ(P.Kind, stages::Verdict::Counterexample) << P.Reason;
+}
+
 /// Bool tensors: a mask read and a comparison written through Triton's i8
 /// view of them, and all() lowered to a reduction of or. Each proves; read
 /// the other way round, written as -1 (a byte no bool holds), or reduced

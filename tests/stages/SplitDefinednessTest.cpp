@@ -70,4 +70,35 @@ TEST(SplitDefinedness, AFactAboutNoElementIsLeftToTheWholeQuery) {
   EXPECT_FALSE(E.prove(Defined, Undefined).Proved);
 }
 
+// Two stages spell an element's index each their own way: the way reads
+// x[p << 1 | 1], the facts x[2p + 1]. Linked by "the same index reads the
+// same value", each way is ruled out; where the two indices only agree at
+// the sample points (x[p] against x[p < 100 ? p : 0]), the link holds
+// nothing up and the way is not ruled out.
+TEST(SplitDefinedness, ReadsOfOneElementSpelledTwoWaysAreLinked) {
+  Elements E;
+  Type I64 = Type::i(64);
+  const Expr *P = E.C.symbol("p", I64, SymbolRole::Param);
+  auto At = [&](const Expr *Index) { return E.C.read("x", E.I32, Index); };
+  auto K64 = [&](int V) { return E.C.intConst(I64, V); };
+  const Expr *Defined = E.C.trueExpr(), *Undefined = E.C.falseExpr();
+  for (int J = 0; J < 2; ++J) {
+    const Expr *Twice = E.C.add(E.C.mul(P, K64(2)), K64(J));
+    const Expr *Shifted = E.C.binary(Op::Or, E.C.binary(Op::Shl, P, K64(1)),
+                                     K64(J));
+    Defined = E.C.andOf(Defined, E.below(At(Twice), 150));
+    Undefined = E.C.orOf(Undefined, E.above(At(Shifted), 200));
+  }
+  stages::SplitProof Linked = E.prove(Defined, Undefined);
+  EXPECT_TRUE(Linked.Proved) << Linked.Why;
+
+  const Expr *Clipped =
+      E.C.select(E.C.icmp(ICmpPredicate::Slt, P, K64(100)), P, K64(0));
+  const Expr *Facts = E.C.andOf(E.below(At(Clipped), 150),
+                                E.below(At(E.C.add(Clipped, K64(1))), 150));
+  const Expr *Ways = E.C.orOf(E.above(At(P), 200),
+                              E.above(At(E.C.add(P, K64(1))), 200));
+  EXPECT_FALSE(E.prove(Facts, Ways).Proved);
+}
+
 } // namespace
