@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 using namespace stagecheck::ir;
 
@@ -282,6 +283,19 @@ void ThreadModel::noteBuffer(const std::string &Name, Type Element,
   Result.Effects.Buffers.push_back({Name, Element, Space, std::nullopt});
 }
 
+const Expr *ThreadModel::definedWithOperands(const Expr *Part,
+                                             const Expr *Defined) {
+  if (OperandDefinedness.empty())
+    return Defined;
+  std::set<const Expr *> Within;
+  for (const Expr *N : postOrder(std::span<const Expr *const>(&Part, 1)))
+    Within.insert(N);
+  for (const auto &[Value, Condition] : OperandDefinedness)
+    if (Within.count(Value))
+      Defined = C.andOf(Defined, Condition);
+  return Defined;
+}
+
 const Expr *ThreadModel::sharedByte(const Expr *Offset) {
   std::string Content = "smem@" + std::to_string(Result.Phases);
   const Expr *Byte = C.read(Content, Type::i(8), Offset);
@@ -345,8 +359,6 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
                         const Origin &From, const Expr *Defined) {
   if (!Defined)
     Defined = C.trueExpr();
-  if (StoredValuesDefined)
-    Defined = C.andOf(Defined, StoredValuesDefined);
   Guard = onPath(Guard);
   Place P = resolve(Space, Address, From);
   Type I64 = Type::i(64);
@@ -360,7 +372,8 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
     for (unsigned K = 0; K < Bytes.size(); ++K) {
       const Expr *Offset = C.add(P.Offset, C.constant(I64, K));
       Result.Effects.Writes.push_back(
-          {Guard, Buffer, Offset, Bytes[K], Defined, From, {}});
+          {Guard, Buffer, Offset, Bytes[K],
+           definedWithOperands(Bytes[K], Defined), From, {}});
       Result.WriteExchangeCounts.push_back(NextExchange);
       PhaseWrites.push_back({Guard, Offset, Bytes[K]});
     }
@@ -374,12 +387,12 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
   std::vector<const Expr *> Parts = split(Raw, Bits / (Bytes * 8));
   for (unsigned K = 0; K < Parts.size(); ++K) {
     const Expr *Part = Parts[K];
-    const Expr *PartDefined = Defined;
+    const Expr *PartDefined = definedWithOperands(Part, Defined);
     if (Element.isBool()) {
       // A bool's byte: true unless 0, and not defined above 1 (a byte no
       // bool holds), as the TTIR lifter has it.
-      PartDefined = C.andOf(Defined, C.icmp(ICmpPredicate::Ule, Part,
-                                            C.constant(Part->type(), 1)));
+      PartDefined = C.andOf(PartDefined, C.icmp(ICmpPredicate::Ule, Part,
+                                                C.constant(Part->type(), 1)));
       Part = C.icmp(ICmpPredicate::Ne, Part, C.constant(Part->type(), 0));
     }
     Result.Effects.Writes.push_back(

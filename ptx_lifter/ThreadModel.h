@@ -212,11 +212,13 @@ public:
   /// LLVM IR) is guarded like the caller's own. Null (the default) is true.
   void setPathCondition(const ir::Expr *Path) { this->Path = Path; }
   const ir::Expr *pathCondition() const { return Path; }
-  /// While set, what a store writes is defined only where this holds too:
-  /// inline asm in LLVM IR whose operands may be poison writes values that
-  /// are not defined there. Null (the default) is true.
-  void setStoredValuesDefined(const ir::Expr *Defined) {
-    StoredValuesDefined = Defined;
+  /// While set, a stored element whose bits hold one of these values (an
+  /// operand of inline asm in LLVM IR, lane by lane) is defined only where
+  /// that value's condition holds too: what asm stores from a poison
+  /// operand is not defined. Empty (the default): nothing to add.
+  void setOperandDefinedness(
+      std::vector<std::pair<const ir::Expr *, const ir::Expr *>> Operands) {
+    OperandDefinedness = std::move(Operands);
   }
 
   // --- Everything else -----------------------------------------------------
@@ -271,7 +273,11 @@ private:
   std::optional<std::array<unsigned, 3>> ConcreteTid;
   std::string ExchangePrefix;
   const ir::Expr *Path = nullptr;
-  const ir::Expr *StoredValuesDefined = nullptr;
+  std::vector<std::pair<const ir::Expr *, const ir::Expr *>>
+      OperandDefinedness;
+  /// Defined, and the condition of every operand value Part holds.
+  const ir::Expr *definedWithOperands(const ir::Expr *Part,
+                                      const ir::Expr *Defined);
   bool DeviceFunction = false;
   std::vector<char> ParamExtension;
   /// This phase's shared writes, for forwarding: (guard, byte offset, byte).

@@ -61,11 +61,13 @@ Lanes FunctionLifter::liftInlineAsm(const llvm::CallBase &Call) {
   // Operands as PTX registers see them: a pointer is its address, a vector
   // its lanes' bits side by side.
   std::vector<const Expr *> Inputs;
-  const Expr *InputsDefined = C.trueExpr();
+  std::vector<std::pair<const Expr *, const Expr *>> LaneDefinedness;
   for (const llvm::Value *Arg : Call.args()) {
     const Lanes &L = operand(Arg);
     for (const Lane &X : L)
-      InputsDefined = C.andOf(InputsDefined, X.Def);
+      if (!X.Def->isTrue())
+        for (const Expr *V : {X.V, M.toBits(X.V)})
+          LaneDefinedness.push_back({V, X.Def});
     if (L.size() == 1) {
       Inputs.push_back(L[0].V);
       continue;
@@ -86,12 +88,16 @@ Lanes FunctionLifter::liftInlineAsm(const llvm::CallBase &Call) {
     OutputTypes.push_back(
         T->isVectorTy() ? Type::i(unsigned(Facts.Layout->getTypeSizeInBits(T)))
                         : scalarType(T));
-  // What the asm stores from a poison operand is not defined.
-  M.setStoredValuesDefined(InputsDefined);
+  // What the asm stores from a poison operand lane is not defined (while
+  // it is lifted, however that ends).
+  struct OperandScope {
+    ptx::ThreadModel &M;
+    ~OperandScope() { M.setOperandDefinedness({}); }
+  } Scope{M};
+  M.setOperandDefinedness(std::move(LaneDefinedness));
   std::vector<const Expr *> Results = ptx::liftInlineAsm(
       M, Asm->getAsmString(), Asm->getConstraintString(), Inputs, OutputTypes,
       origin(spell(Call)), Facts.SmVersion);
-  M.setStoredValuesDefined(nullptr);
   if (Results.size() != Outputs.size())
     unsupported("inline asm with " + std::to_string(Outputs.size()) +
                 " outputs lifted to " + std::to_string(Results.size()));

@@ -307,6 +307,21 @@ TEST(FxToTtir, ABf16SumRoundedOnceIsProvedAndAWrongOneIsNot) {
   EXPECT_EQ(P.Kind, stages::Verdict::Counterexample) << P.Reason;
 }
 
+/// Bundle's kernel proves at FX <-> TTIR as compiled and, with From
+/// replaced by To in its TTIR file Ttir, is a counterexample.
+void expectProvedAndMutantCaught(const std::string &Bundle, const char *Ttir,
+                                 const char *From, const char *To) {
+  {
+    EditedBundle As(Bundle, Ttir, "", "");
+    stages::PairResult P = fxToTtir(As.Dir);
+    EXPECT_EQ(P.Kind, stages::Verdict::Proved) << Bundle << ": " << P.Reason;
+  }
+  EditedBundle Wrong(Bundle, Ttir, From, To);
+  stages::PairResult P = fxToTtir(Wrong.Dir);
+  EXPECT_EQ(P.Kind, stages::Verdict::Counterexample)
+      << Bundle << " with " << To << ": " << P.Reason;
+}
+
 /// aten.gather and prims.iota against what inductor compiled for them
 /// (bench/heldout4): the gather's kernel reads self at the row times 32
 /// plus the index (negative indices wrapped, where the reference is
@@ -328,20 +343,10 @@ TEST(FxToTtir, AGatherAndAnIotaProveAndTheirMutantsDoNot) {
        "%tmp8 = arith.constant dense<5.000000e-01>",
        "%tmp8 = arith.constant dense<2.500000e-01>"},
   };
-  for (const Case &K : Cases) {
-    std::string Bundle =
-        std::string(STAGECHECK_TEST_DIR "/../bench/heldout4/") + K.Bundle;
-    {
-      EditedBundle As(Bundle, K.Ttir, "", "");
-      stages::PairResult P = fxToTtir(As.Dir);
-      EXPECT_EQ(P.Kind, stages::Verdict::Proved)
-          << K.Bundle << ": " << P.Reason;
-    }
-    EditedBundle Wrong(Bundle, K.Ttir, K.From, K.To);
-    stages::PairResult P = fxToTtir(Wrong.Dir);
-    EXPECT_EQ(P.Kind, stages::Verdict::Counterexample)
-        << K.Bundle << ": " << P.Reason;
-  }
+  for (const Case &K : Cases)
+    expectProvedAndMutantCaught(
+        std::string(STAGECHECK_TEST_DIR "/../bench/heldout4/") + K.Bundle,
+        K.Ttir, K.From, K.To);
 }
 
 /// clamp_min(x, 0) cast to int32 (bench/heldout2): each of the 1024
@@ -395,19 +400,10 @@ TEST(FxToTtir, BoolTensorsProveAndTheirMutantsDoNot) {
        "arith.extsi %tmp7_13"},
       {"inductor_all", All, "arith.ori", "arith.andi"},
   };
-  for (const Case &K : Cases) {
-    std::string Bundle = std::string(STAGECHECK_TEST_DIR "/corpus/") + K.Bundle;
-    {
-      EditedBundle As(Bundle, K.Ttir, "", "");
-      stages::PairResult P = fxToTtir(As.Dir);
-      EXPECT_EQ(P.Kind, stages::Verdict::Proved)
-          << K.Bundle << ": " << P.Reason;
-    }
-    EditedBundle Wrong(Bundle, K.Ttir, K.From, K.To);
-    stages::PairResult P = fxToTtir(Wrong.Dir);
-    EXPECT_EQ(P.Kind, stages::Verdict::Counterexample)
-        << K.Bundle << " with " << K.To << ": " << P.Reason;
-  }
+  for (const Case &K : Cases)
+    expectProvedAndMutantCaught(
+        std::string(STAGECHECK_TEST_DIR "/corpus/") + K.Bundle, K.Ttir,
+        K.From, K.To);
 }
 
 } // namespace

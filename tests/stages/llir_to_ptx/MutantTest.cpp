@@ -58,29 +58,43 @@ std::string name(const testing::TestParamInfo<Case> &I) {
   return std::string(I.param.Bundle) + "_" + test::spelling(I.param.M);
 }
 
+/// A corpus bundle's first launch: its LLVM IR and PTX, checked with the
+/// options its metadata gives and the PTX as given or mutated.
+struct PtxPair {
+  explicit PtxPair(const std::string &Bundle)
+      : M(bundle::loadBundle(std::string(STAGECHECK_TEST_DIR "/corpus/") +
+                             Bundle)),
+        L(*M.launches().at(0)), Llir{test::fileText(L.file("llir")),
+                                     L.file("llir")},
+        Ptx{test::fileText(L.file("ptx")), L.file("ptx")},
+        Interface(L.interface(M.Tensors)) {
+    O.FpFusion = bundle::readKernelMetadata(L.file("metadata")).FpFusion;
+  }
+  stages::PairResult check(const std::string &PtxText) const {
+    ir::Context C;
+    stages::StageText Text{PtxText, Ptx.Name};
+    return stages::checkLlirToPtx(C, Llir, Text, Interface, O);
+  }
+
+  bundle::Manifest M;
+  const bundle::Launch &L;
+  stages::StageText Llir, Ptx;
+  ir::KernelInterface Interface;
+  stages::LlirToPtxOptions O;
+};
+
 class PtxMutant : public testing::TestWithParam<Case> {};
 
 TEST_P(PtxMutant, GivesACounterexampleNamingThePtxLine) {
   const Case &K = GetParam();
-  bundle::Manifest M =
-      bundle::loadBundle(std::string(STAGECHECK_TEST_DIR "/corpus/") + K.Bundle);
-  ASSERT_FALSE(M.launches().empty());
-  const bundle::Launch &L = *M.launches().front();
-  stages::StageText Llir{test::fileText(L.file("llir")), L.file("llir")};
-  stages::StageText Ptx{test::fileText(L.file("ptx")), L.file("ptx")};
-  stages::LlirToPtxOptions O;
-  O.FpFusion = bundle::readKernelMetadata(L.file("metadata")).FpFusion;
-  ir::KernelInterface KI = L.interface(M.Tensors);
-
-  ir::Context C;
-  stages::PairResult Original = stages::checkLlirToPtx(C, Llir, Ptx, KI, O);
+  PtxPair P(K.Bundle);
+  const stages::StageText &Ptx = P.Ptx;
+  stages::PairResult Original = P.check(Ptx.Text);
   ASSERT_EQ(Original.Kind, stages::Verdict::Proved) << Original.Reason;
 
   auto Mutant = test::mutatePtx(Ptx.Text, K.M, K.Anchor);
   ASSERT_TRUE(Mutant) << "no site for the mutation";
-  ir::Context C2;
-  stages::StageText Mutated{Mutant->Text, Ptx.Name};
-  stages::PairResult R = stages::checkLlirToPtx(C2, Llir, Mutated, KI, O);
+  stages::PairResult R = P.check(Mutant->Text);
   ASSERT_EQ(R.Kind, stages::Verdict::Counterexample)
       << stages::spelling(R.Kind) << ": " << R.Reason << " (PTX line "
       << Mutant->Line << ")";
@@ -105,24 +119,12 @@ INSTANTIATE_TEST_SUITE_P(Corpus, PtxMutant, testing::ValuesIn(Cases), name);
 // The select picks between two values the LLVM IR computes too, so
 // tracing values finds no earlier departure (docs/coverage.md).
 TEST(PtxMutantOfBools, AMaskReadTheOtherWayRoundIsACounterexample) {
-  bundle::Manifest M = bundle::loadBundle(
-      std::string(STAGECHECK_TEST_DIR "/corpus/inductor_bool_mask"));
-  ASSERT_FALSE(M.launches().empty());
-  const bundle::Launch &L = *M.launches().front();
-  stages::StageText Llir{test::fileText(L.file("llir")), L.file("llir")};
-  stages::StageText Ptx{test::fileText(L.file("ptx")), L.file("ptx")};
-  stages::LlirToPtxOptions O;
-  O.FpFusion = bundle::readKernelMetadata(L.file("metadata")).FpFusion;
-  ir::KernelInterface KI = L.interface(M.Tensors);
-  ir::Context C;
-  ASSERT_EQ(stages::checkLlirToPtx(C, Llir, Ptx, KI, O).Kind,
-            stages::Verdict::Proved);
-  auto Mutant = test::mutatePtx(Ptx.Text, PtxMutation::SetpPredicate,
+  PtxPair P("inductor_bool_mask");
+  ASSERT_EQ(P.check(P.Ptx.Text).Kind, stages::Verdict::Proved);
+  auto Mutant = test::mutatePtx(P.Ptx.Text, PtxMutation::SetpPredicate,
                                 "setp.eq.b16");
   ASSERT_TRUE(Mutant) << "no setp.eq.b16 to mutate";
-  ir::Context C2;
-  stages::StageText Mutated{Mutant->Text, Ptx.Name};
-  stages::PairResult R = stages::checkLlirToPtx(C2, Llir, Mutated, KI, O);
+  stages::PairResult R = P.check(Mutant->Text);
   EXPECT_EQ(R.Kind, stages::Verdict::Counterexample) << R.Reason;
 }
 
@@ -131,21 +133,11 @@ TEST(PtxMutantOfBools, AMaskReadTheOtherWayRoundIsACounterexample) {
 // exactly in any rounding. Proved where the two part, without the
 // polynomial above the conversion the whole query timed out on.
 TEST(PtxMutantAlike, AnExactConversionIsProvedInAnyRounding) {
-  bundle::Manifest M = bundle::loadBundle(
-      std::string(STAGECHECK_TEST_DIR "/corpus/inductor_log_softmax"));
-  ASSERT_FALSE(M.launches().empty());
-  const bundle::Launch &L = *M.launches().front();
-  stages::StageText Llir{test::fileText(L.file("llir")), L.file("llir")};
-  std::string Ptx = test::fileText(L.file("ptx"));
-  auto Mutant = test::mutatePtx(Ptx, PtxMutation::CvtRounding,
+  PtxPair P("inductor_log_softmax");
+  auto Mutant = test::mutatePtx(P.Ptx.Text, PtxMutation::CvtRounding,
                                 "cvt.rn.f32.s32");
   ASSERT_TRUE(Mutant) << "no site for the mutation";
-  stages::LlirToPtxOptions O;
-  O.FpFusion = bundle::readKernelMetadata(L.file("metadata")).FpFusion;
-  ir::Context C;
-  stages::PairResult R = stages::checkLlirToPtx(
-      C, Llir, stages::StageText{Mutant->Text, L.file("ptx")},
-      L.interface(M.Tensors), O);
+  stages::PairResult R = P.check(Mutant->Text);
   EXPECT_EQ(R.Kind, stages::Verdict::Proved)
       << stages::spelling(R.Kind) << ": " << R.Reason;
   unsigned AtThePlaces = 0;

@@ -89,18 +89,14 @@ INSTANTIATE_TEST_SUITE_P(Corpus, LlirMutant, testing::ValuesIn(Cases), name);
 // line: where the two sides part is traced through data values, and a
 // bool's 0 and 1 are values the TTGIR has everywhere (docs/coverage.md).
 TEST(LlirMutant, ABoolReductionsWarpStepChangedIsACounterexample) {
-  bundle::Manifest M =
-      bundle::loadBundle(STAGECHECK_TEST_DIR "/corpus/inductor_all");
-  ASSERT_FALSE(M.launches().empty());
-  const bundle::Launch &L = *M.launches().front();
-  std::string Llir = test::fileText(L.file("llir"));
-  stages::PairResult Original = test::againstTtgir(M, L, Llir, 40);
+  test::BundleKernel K("inductor_all");
+  stages::PairResult Original = K.against(K.Llir);
   ASSERT_EQ(stages::spelling(Original.Kind), std::string("proved"))
       << Original.Reason;
-  auto Mutant = test::mutateLlir(Llir, LlirMutation::ReduxOperation);
+  auto Mutant = test::mutateLlir(K.Llir, LlirMutation::ReduxOperation);
   ASSERT_TRUE(Mutant) << "no redux.sync to mutate";
   EXPECT_NE(Mutant->Text.find("@llvm.nvvm.redux.sync.and("), std::string::npos);
-  stages::PairResult R = test::againstTtgir(M, L, Mutant->Text, 40);
+  stages::PairResult R = K.against(Mutant->Text);
   EXPECT_EQ(stages::spelling(R.Kind), std::string("counterexample")) << R.Reason;
 }
 
