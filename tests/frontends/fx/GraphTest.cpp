@@ -246,6 +246,16 @@ TEST(FxGraph, BadEmbeddingsFlipsGathersAndIotasAreInputErrors) {
   EXPECT_NO_THROW(Lift("torch.ops.prims.iota.default(3, dtype = torch.int64" +
                            IotaTail,
                        "i64[3]"));
+  // any/all along a dimension the tensor does not have, or by a float
+  // dimension; an overload the table does not know is unsupported.
+  EXPECT_THROW(Lift("torch.ops.aten.any.dim(w, 2)", "b8[4]"), ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.aten.all.dims(w, [0, 5])", "b8[]"),
+               ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.aten.any.dim(w, 0.5)", "b8[2]"),
+               ir::InputError);
+  EXPECT_THROW(Lift("torch.ops.aten.any.str(w, 0)", "b8[2]"),
+               ir::UnsupportedError);
+  EXPECT_NO_THROW(Lift("torch.ops.aten.all.dim(w, -1)", "b8[4]"));
   // A running maximum along a dimension the tensor does not have.
   auto Cummax = [](const std::string &Dim) {
     ir::Context C;
