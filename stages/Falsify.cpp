@@ -260,6 +260,12 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
   // another thread travels as bits) are drawn as that float.
   std::map<const Expr *, Type> ReadAsFloat;
   std::vector<double> Thresholds;
+  // Parameters compared with constants (a loop's trip count bounded by
+  // the size: N >= 257, N >= 513): threshold trials set them at one of
+  // the constants or just below it. A model of the assumptions alone
+  // gives the smallest size, which runs no iteration, and wild sizes
+  // break the bound.
+  std::map<const Expr *, std::vector<uint64_t>> ParamThresholds;
   for (const Expr *E : postOrder(Roots)) {
     if (E->op() == Op::FCmp)
       for (const Expr *X : E->operands())
@@ -270,6 +276,16 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
                   Thresholds.end())
             Thresholds.push_back(V);
         }
+    if (E->op() == Op::ICmp)
+      for (size_t K = 0; K < 2; ++K) {
+        const Expr *S = E->operand(K), *X = E->operand(1 - K);
+        if (S->op() == Op::Symbol && S->role() == SymbolRole::Param &&
+            X->isConst()) {
+          std::vector<uint64_t> &Cs = ParamThresholds[S];
+          if (std::find(Cs.begin(), Cs.end(), X->constBits()) == Cs.end())
+            Cs.push_back(X->constBits());
+        }
+      }
     if (E->op() == Op::Symbol)
       Symbols.push_back(E);
     if (E->op() == Op::Bitcast && E->type().isFloat() &&
@@ -351,6 +367,12 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
              Turn % 3 == 1);
       }
     }
+    if (Trial % 8 == 7)
+      for (const auto &[S, Cs] : ParamThresholds) {
+        unsigned Turn = Trial / 8;
+        uint64_t Bits = Cs[(Turn / 2) % Cs.size()] - Turn % 2;
+        Inputs.setSymbol(S->name(), Value::ofBits(S->type(), Bits));
+      }
     // One integer at a precision edge of a conversion it feeds (drawn
     // apart from the generator, so every other trial is as before).
     if (Trial % 32 == 27 && !Edges.empty()) {

@@ -950,7 +950,7 @@ private:
         R.Kind = Verdict::Unknown;
         R.Reason = "communication: the exchange sequences differ at "
                    "exchange " +
-                   std::to_string(Position) +
+                   std::to_string(Position + 1) +
                    ", but the solver's input that reaches it does not "
                    "replay on the interpreter with values the functions "
                    "can take";
@@ -960,7 +960,7 @@ private:
     Counterexample X;
     X.Query = "communication";
     X.Inputs = Inputs;
-    X.Explanation = "exchange " + std::to_string(Position) +
+    X.Explanation = "exchange " + std::to_string(Position + 1) +
                     " of the thread differs: the LLVM IR has " +
                     Describe(S, Position) + ", the PTX " +
                     Describe(T, Position);
@@ -1041,7 +1041,8 @@ private:
     X.Query = "communication";
     X.Inputs = Shown;
     X.Explanation =
-        "exchange " + std::to_string(K) + " (" + S[K].Kind + ") differs: " + Why;
+        "exchange " + std::to_string(K + 1) + " (" + S[K].Kind + ") differs: " +
+        Why;
     exchangeNotes(K, X);
     nameDeparture(X, K);
     fail(std::move(X));
@@ -1119,9 +1120,12 @@ private:
       SourceValues.clear();
     }
     // Ranked: a node on the frontier (every operand one the LLVM IR
-    // computes too) whose value the LLVM IR never has, then any frontier
+    // computes too) whose value the LLVM IR never has, then a new bool on
+    // the frontier (0 and 1 are values the LLVM IR has everywhere, so
+    // every condition the PTX spells its own way, a shuffle's lane test,
+    // would otherwise outrank the value that departs), then any frontier
     // node, then any new node; the first PTX line within a rank.
-    const ptx::PtxSite *Ranked[3] = {nullptr, nullptr, nullptr};
+    const ptx::PtxSite *Ranked[4] = {nullptr, nullptr, nullptr, nullptr};
     for (const Expr *N : postOrder(TargetRoots)) {
       if (InSource.count(N) || N->isConst())
         continue;
@@ -1133,16 +1137,20 @@ private:
           [&](const Expr *O) { return O->isConst() || InSource.count(O); });
       bool Departs = true;
       try {
-        Departs = N->type().isBool() || !SourceValues.count(Key(I.eval(N)));
+        Departs = !SourceValues.count(Key(I.eval(N)));
       } catch (const EvalError &) {
       }
       const ptx::PtxSite *Site = &P->second;
-      unsigned Rank = Frontier && Departs ? 0 : Frontier ? 1 : 2;
+      unsigned Rank = !Frontier                ? 3
+                      : N->type().isBool()     ? 1
+                      : Departs                ? 0
+                                               : 2;
       if (!Ranked[Rank] || Site->PtxLine < Ranked[Rank]->PtxLine)
         Ranked[Rank] = Site;
     }
-    const ptx::PtxSite *Best = Ranked[0] ? Ranked[0] : Ranked[1];
-    const ptx::PtxSite *Fallback = Ranked[2];
+    const ptx::PtxSite *Best =
+        Ranked[0] ? Ranked[0] : Ranked[1] ? Ranked[1] : Ranked[2];
+    const ptx::PtxSite *Fallback = Ranked[3];
     if (Best) {
       X.Notes.push_back("the PTX departs at " +
                         lineNote("PTX", PtxFile.Name, Best->PtxLine,

@@ -301,7 +301,7 @@ expect 0 "verdict: proved" -- "$stagecheck" check --from llir --to llir "$a" "$t
 # exchanges differ in kind, shown with an input (replayed) that reaches
 # the fourth.
 mutant_of sum_noshfl "$(dirname "$0")/../corpus/inductor_sum_persistent" ptx '62s/shfl.sync.bfly.b32 \t%r20, %r19, 16, 31, -1;/mov.b32 \t%r20, %r19;/'
-expect 1 "exchange 4 of the thread differs: the LLVM IR has shfl.sync.bfly, the PTX barrier" -- "$stagecheck" audit --stages 'llir->ptx' "$tmp/sum_noshfl"
+expect 1 "exchange 5 of the thread differs: the LLVM IR has shfl.sync.bfly, the PTX barrier" -- "$stagecheck" audit --stages 'llir->ptx' "$tmp/sum_noshfl"
 also "input    nprog.x" "shuffle made a move: the input that reaches the exchange"
 
 # The row max of softmax with its NaN test made always true (`une x, x`

@@ -249,6 +249,29 @@ TEST(Falsify, TriesSizesNextToTheBase) {
   expectFalsified(Violation, O);
 }
 
+/// A row of at most four blocks of 256 (a loop's trip count bound, as the
+/// check assumes it) that goes wrong from its third block on. A model of
+/// the bound alone gives a row of 0, which runs no block, and wild sizes
+/// break the bound: trials set the size at the bound's constants and just
+/// below them.
+TEST(Falsify, SetsSizesAtTheConstantsTheyAreComparedWith) {
+  Context C;
+  Type I32 = Type::i(32);
+  const Expr *N = C.symbol("n", I32, SymbolRole::Param);
+  const Expr *Blocks = C.trueExpr();
+  for (int64_t Start : {1, 257, 513, 769, 1025})
+    Blocks = C.andOf(Blocks, C.icmp(ICmpPredicate::Sle, C.intConst(I32, Start), N));
+  const Expr *Bound = C.notOf(Blocks);
+  const Expr *Violation = C.andOf(
+      C.andOf(Bound, C.icmp(ICmpPredicate::Sge, N, C.intConst(I32, 513))),
+      C.icmp(ICmpPredicate::Eq, C.binary(Op::And, N, C.intConst(I32, 3)),
+             C.intConst(I32, 0)));
+  stages::FalsifyOptions O;
+  O.Trials = 128;
+  O.Base.setSymbol("n", Value::ofBits(I32, 0));
+  expectFalsified(Violation, O);
+}
+
 /// A launch of 1000 programs whose last program goes wrong: wild program
 /// ids are almost never below the grid, let alone its last one, so trials
 /// draw ids within the grid the trial has, its edges among them.

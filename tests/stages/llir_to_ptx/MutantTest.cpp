@@ -45,6 +45,10 @@ const Case Cases[] = {
     {"tutorial_layer_norm", PtxMutation::ShuffleOffset, "shfl.sync.bfly"},
     {"tutorial_layer_norm", PtxMutation::SwapV4Lanes, "st.global.v4"},
     {"tutorial_layer_norm", PtxMutation::DropGuard, "st.global.v4"},
+    // The variance loop's second load one element over (`or ... 128` made
+    // 129): the next shuffle's operand is not decided in time, and only a
+    // row length at one of the loop bound's constants runs the loop.
+    {"tutorial_layer_norm", PtxMutation::Immediate, "%r4, %r3, 128"},
     // The software-pipelined matmul: its result store.
     {"tutorial_matmul", PtxMutation::DropGuard, "st.global.v4"},
 };
