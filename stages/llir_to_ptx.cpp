@@ -715,6 +715,15 @@ private:
         if (Violation->isFalse())
           continue;
         ++Asked;
+        if (Pass == 0)
+          if (std::optional<Env> Found = testExchangeFirst(Defined, Violation)) {
+            R.Queries.push_back({"communication", smt::Outcome::Counterexample,
+                                 "exchange " + std::to_string(I + 1) + " of " +
+                                     std::to_string(Common) +
+                                     ": found by testing",
+                                 since(Start), ""});
+            return replayExchange(*Found);
+          }
         smt::Query Q{"communication", C.andOf(Defined, Violation), Assumptions,
                      smt::Mode::IEEE};
         smt::QueryResult QR =
@@ -775,24 +784,58 @@ private:
   /// An input, found by random testing, under which the assumptions hold,
   /// the LLVM IR is defined and the exchange differs; first from scratch,
   /// then starting from a model of the assumptions alone (launch sizes).
-  std::optional<Env> testExchange(const Expr *Defined, const Expr *Violation) {
+  std::optional<Env> testExchange(const Expr *Defined, const Expr *Violation,
+                                  std::chrono::milliseconds Each =
+                                      std::chrono::seconds(5)) {
+    const Expr *All = C.andOf(assumed(), C.andOf(Defined, Violation));
+    FalsifyOptions F;
+    F.Deadline = Clock::now() + Each;
+    if (std::optional<Env> Found = falsify(All, F))
+      return Found;
+    if (!assumptionModel())
+      return std::nullopt;
+    F.Base = *AssumptionModel;
+    F.Deadline = Clock::now() + Each;
+    return falsify(All, F);
+  }
+
+  /// Testing before each exchange's query, within a budget the whole
+  /// sequence shares: a wrong exchange is usually wrong for most inputs
+  /// (an add made a sub in a reduction), and found so in milliseconds
+  /// where the solver would spend its limit first.
+  std::optional<Env> testExchangeFirst(const Expr *Defined,
+                                       const Expr *Violation) {
+    using std::chrono::milliseconds;
+    if (TestingFirstSpent >= milliseconds(2000))
+      return std::nullopt;
+    auto Start = Clock::now();
+    std::optional<Env> Found =
+        testExchange(Defined, Violation, milliseconds(250));
+    TestingFirstSpent +=
+        std::chrono::duration_cast<milliseconds>(Clock::now() - Start);
+    return Found;
+  }
+
+  const Expr *assumed() {
     const Expr *Assumed = C.trueExpr();
     for (const Expr *A : Assumptions)
       Assumed = C.andOf(Assumed, A);
-    const Expr *All = C.andOf(Assumed, C.andOf(Defined, Violation));
-    FalsifyOptions F;
-    F.Deadline = Clock::now() + std::chrono::seconds(5);
-    if (std::optional<Env> Found = falsify(All, F))
-      return Found;
-    smt::SolverOptions Quick = Options.Check.Solver;
-    Quick.TimeoutMs = std::min(Quick.TimeoutMs, 2000u);
-    smt::QueryResult M =
-        smt::solve({"assumptions", Assumed, {}, smt::Mode::IEEE}, Quick);
-    if (M.Kind != smt::Outcome::Counterexample)
-      return std::nullopt;
-    F.Base = M.Model;
-    F.Deadline = Clock::now() + std::chrono::seconds(5);
-    return falsify(All, F);
+    return Assumed;
+  }
+
+  /// A model of the assumptions alone (launch sizes, trip counts), asked
+  /// once: random sizes rarely meet them.
+  const std::optional<Env> &assumptionModel() {
+    if (!AssumptionModelAsked) {
+      AssumptionModelAsked = true;
+      smt::SolverOptions Quick = Options.Check.Solver;
+      Quick.TimeoutMs = std::min(Quick.TimeoutMs, 2000u);
+      smt::QueryResult M =
+          smt::solve({"assumptions", assumed(), {}, smt::Mode::IEEE}, Quick);
+      if (M.Kind == smt::Outcome::Counterexample)
+        AssumptionModel = M.Model;
+    }
+    return AssumptionModel;
   }
 
   /// Exchange I was proved alike: wherever the LLVM IR is defined and the
@@ -1184,6 +1227,9 @@ private:
   LlvmLift Source;
   PtxLift Target;
   std::vector<const Expr *> Assumptions;
+  bool AssumptionModelAsked = false;
+  std::optional<Env> AssumptionModel;
+  std::chrono::milliseconds TestingFirstSpent{0};
   unsigned Fused = 0, Divisions = 0, BypassedDivisions = 0,
            PowerOfTwoDivisions = 0;
   PairResult R;

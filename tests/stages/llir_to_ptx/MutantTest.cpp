@@ -46,8 +46,8 @@ const Case Cases[] = {
     {"tutorial_layer_norm", PtxMutation::SwapV4Lanes, "st.global.v4"},
     {"tutorial_layer_norm", PtxMutation::DropGuard, "st.global.v4"},
     // The variance loop's second load one element over (`or ... 128` made
-    // 129): the next shuffle's operand is not decided in time, and only a
-    // row length at one of the loop bound's constants runs the loop.
+    // 129): found by testing before the shuffle's query (which reaches its
+    // limit), at a row length that is one of the loop bound's constants.
     {"tutorial_layer_norm", PtxMutation::Immediate, "%r4, %r3, 128"},
     // The software-pipelined matmul: its result store.
     {"tutorial_matmul", PtxMutation::DropGuard, "st.global.v4"},
