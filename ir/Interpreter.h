@@ -68,6 +68,9 @@ public:
 
   explicit Interpreter(const Env &E, ReadSupplier Missing = nullptr)
       : Environment(E), MissingRead(std::move(Missing)) {}
+  /// The interpreter keeps a reference to its environment: a temporary
+  /// would be gone by the first eval.
+  explicit Interpreter(Env &&, ReadSupplier = nullptr) = delete;
   /// Throws EvalError for a symbol the environment does not set.
   Value eval(const Expr *E);
   /// Whether some call's value came from the host fallback rather than the

@@ -1125,8 +1125,8 @@ private:
   /// zero) with the functions' own values, as a counterexample is replayed.
   bool replaysTrue(const Env &Model, const Expr *Condition) {
     try {
-      Interpreter I(completed(withFunctionsOwnValues(Model), {Condition}));
-      return I.eval(Condition).isTrue();
+      const Env Replay = completed(withFunctionsOwnValues(Model), {Condition});
+      return Interpreter(Replay).eval(Condition).isTrue();
     } catch (const EvalError &) {
       return false;
     }

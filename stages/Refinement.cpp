@@ -636,6 +636,13 @@ private:
           return;
         }
       }
+      if (Options.AllowedChoiceExplains)
+        if (std::optional<std::string> Why =
+                Options.AllowedChoiceExplains(Shown, Replay)) {
+          Result.Kind = Verdict::Unknown;
+          Result.Reason = Name + ": " + *Why;
+          return;
+        }
       Replay = shrink(Shown, Replay, hints(Where));
       Interpreter I(Replay);
       assert(I.eval(Violation).isTrue() && "shrinking keeps the violation");

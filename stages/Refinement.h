@@ -30,6 +30,7 @@
 #include "ir/Interpreter.h"
 #include "smt/Solver.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -116,6 +117,15 @@ struct CheckOptions {
   /// operands leaves the sign of a zero to the race. A proof then says
   /// nothing about signs of zeros, so the pair must not call it proved.
   bool ZerosOfEitherSign = false;
+  /// A choice the source's semantics leaves to the compiler that the
+  /// check's own matching missed, seen at a concrete input: given a
+  /// violation and an input where it holds, why the input is nonetheless
+  /// no counterexample (LLVM IR <-> PTX: an fma contraction of operands
+  /// the PTX computes as other nodes of equal value), or nothing. Such an
+  /// input makes the verdict unknown, never a counterexample.
+  std::function<std::optional<std::string>(const ir::Expr *Violation,
+                                           const ir::Env &In)>
+      AllowedChoiceExplains;
 };
 
 PairResult checkRefinement(ir::Context &C, const ir::Effects &Source,

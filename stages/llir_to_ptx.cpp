@@ -138,9 +138,13 @@ replacing(Context &C, std::unordered_map<const Expr *, const Expr *> Map) {
 ///    rule, stages/IntegerDivision.h).
 class GuidedRewrite {
 public:
+  /// Also fuses where FmaMatches accepts the fma (the PTX computes one
+  /// with the same operand values at an input), when given.
   GuidedRewrite(Context &C, std::unordered_set<const Expr *> &Allowed,
-                const std::unordered_set<const Expr *> &InTarget)
-      : C(C), Allowed(Allowed), InTarget(InTarget) {}
+                const std::unordered_set<const Expr *> &InTarget,
+                std::function<bool(const Expr *)> FmaMatches = nullptr)
+      : C(C), Allowed(Allowed), InTarget(InTarget),
+        FmaMatches(std::move(FmaMatches)) {}
 
   const Expr *operator()(const Expr *Root) {
     const Expr *Roots[] = {Root};
@@ -177,7 +181,7 @@ private:
 
   const Expr *tryFma(const Expr *A, const Expr *B, const Expr *Addend) {
     const Expr *F = C.fma(A, B, Addend);
-    if (!InTarget.count(F))
+    if (!InTarget.count(F) && !(FmaMatches && FmaMatches(F)))
       return nullptr;
     ++Fused;
     return F;
@@ -249,6 +253,7 @@ private:
   Context &C;
   std::unordered_set<const Expr *> &Allowed;
   const std::unordered_set<const Expr *> &InTarget;
+  std::function<bool(const Expr *)> FmaMatches;
   std::unordered_map<const Expr *, const Expr *> Memo;
   unsigned Fused = 0, Divisions = 0;
 };
@@ -555,6 +560,61 @@ private:
     rewriteAll(Source.Thread, [&](const Expr *E) { return Rewrite(E); });
     Fused += Rewrite.fused();
     Divisions += Rewrite.divisions();
+  }
+
+  /// Whether the violation vanishes at In once the LLVM IR takes the
+  /// contractions the PTX makes there: a contractible add of a product the
+  /// structural matching (relax) left unfused, whose operands have at In
+  /// the values of a PTX fma's operands, becomes that fma. The PTX may
+  /// compute an fma's operand through other nodes of equal value (a mean
+  /// divided by the row length converted another way); a difference that
+  /// such a choice removes is one the compilation allows, so the input is
+  /// no counterexample. Only nodes the PTX does not share are rewritten.
+  bool explainedByContraction(const Expr *Violation, const Env &In) {
+    if (Source.Contractible.empty())
+      return false;
+    std::vector<const Expr *> TargetNodes = postOrder(rootsOf(Target.Thread));
+    std::unordered_set<const Expr *> InTarget(TargetNodes.begin(),
+                                              TargetNodes.end());
+    std::vector<const Expr *> Roots = rootsOf(Target.Thread);
+    Roots.push_back(Violation);
+    const Env Completed = completed(In, Roots);
+    Interpreter I(Completed);
+    using Triple = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>;
+    std::set<Triple> PtxFmas;
+    auto TripleOf = [&](const Expr *F) -> std::optional<Triple> {
+      try {
+        return Triple{F->type().hashValue(), I.eval(F->operand(0)).Bits,
+                      I.eval(F->operand(1)).Bits, I.eval(F->operand(2)).Bits};
+      } catch (const EvalError &) {
+        return std::nullopt;
+      }
+    };
+    for (const Expr *N : TargetNodes)
+      if (N->op() == Op::Fma && N->rounding() == RoundingMode::NearestEven)
+        if (std::optional<Triple> T = TripleOf(N))
+          PtxFmas.insert(*T);
+    if (PtxFmas.empty())
+      return false;
+    std::unordered_set<const Expr *> Allowed;
+    for (const Expr *N : Source.Contractible)
+      if (!InTarget.count(N))
+        Allowed.insert(N);
+    GuidedRewrite Rewrite(C, Allowed, InTarget, [&](const Expr *F) {
+      std::optional<Triple> T = TripleOf(F);
+      if (!T)
+        return false;
+      auto [Ty, A, B, Addend] = *T;
+      return PtxFmas.count(*T) || PtxFmas.count(Triple{Ty, B, A, Addend});
+    });
+    const Expr *Fused = Rewrite(Violation);
+    if (Fused == Violation)
+      return false;
+    try {
+      return !I.eval(Fused).isTrue();
+    } catch (const EvalError &) {
+      return false;
+    }
   }
 
   void noteRelaxations() {
@@ -981,7 +1041,8 @@ private:
     const Expr *Shown = Q.Violation;
     auto Reaches = [&](const Env &In) {
       try {
-        return Interpreter(completed(In, {Shown})).eval(Shown).isTrue();
+        const Env Replay = completed(In, {Shown});
+        return Interpreter(Replay).eval(Shown).isTrue();
       } catch (const EvalError &) {
         return false;
       }
@@ -1080,6 +1141,15 @@ private:
       return false;
     }
     auto [K, Why] = *Differs;
+    if (explainedByContraction(exchangeDiffers(S[K], Target.Thread.Exchanges[K]),
+                               completed(Shown, Roots))) {
+      R.Kind = Verdict::Unknown;
+      R.Reason = "communication: exchange " + std::to_string(K + 1) +
+                 " differs on the input found, but an fma contraction the "
+                 "LLVM IR allows removes the difference (the PTX fuses "
+                 "operands of equal value built another way)";
+      return false;
+    }
     Counterexample X;
     X.Query = "communication";
     X.Inputs = Shown;
@@ -1099,6 +1169,14 @@ private:
     CheckOptions O = Options.Check;
     O.Assumptions = Assumptions;
     O.Arithmetic = smt::Mode::IEEE;
+    O.AllowedChoiceExplains = [this](const Expr *Violation, const Env &In)
+        -> std::optional<std::string> {
+      if (!explainedByContraction(Violation, In))
+        return std::nullopt;
+      return "the two sides differ on the input found, but an fma "
+             "contraction the LLVM IR allows removes the difference (the PTX "
+             "fuses operands of equal value built another way)";
+    };
     GuardSimplifier Under(C);
     Effects S = Source.Thread.Effects, T = Target.Thread.Effects;
     for (Effects *E : {&S, &T})
