@@ -20,6 +20,8 @@ static const char *spaceName(AddressSpace S) {
     return "global";
   case AddressSpace::Shared:
     return "shared";
+  case AddressSpace::Local:
+    return "local";
   case AddressSpace::Param:
     return "param";
   }
@@ -56,7 +58,8 @@ bool Type::parse(const std::string &Text, Type &Out) {
   if (Text == "bool")
     return Out = boolean(), true;
   for (AddressSpace S : {AddressSpace::Generic, AddressSpace::Global,
-                         AddressSpace::Shared, AddressSpace::Param})
+                         AddressSpace::Shared, AddressSpace::Local,
+                         AddressSpace::Param})
     if (Text == std::string("ptr<") + spaceName(S) + ">")
       return Out = ptr(S), true;
   if (Text.size() >= 2 && Text.size() <= 3 && Text[0] == 'i') {

@@ -16,7 +16,13 @@ namespace stagecheck::ir {
 enum class TypeKind : uint8_t { Int, F16, BF16, F32, F64, Ptr };
 
 /// Address spaces follow NVPTX numbering so frontends can pass them through.
-enum class AddressSpace : uint8_t { Generic = 0, Global = 1, Shared = 3, Param = 101 };
+enum class AddressSpace : uint8_t {
+  Generic = 0,
+  Global = 1,
+  Shared = 3,
+  Local = 5,
+  Param = 101
+};
 
 class Type {
 public:

@@ -131,6 +131,8 @@ const Expr *Executor::registerValue(const PathState &S,
     Canonical = A->second;
   if (auto It = S.Registers.find(Canonical); It != S.Registers.end())
     return It->second;
+  if (Canonical == CarryFlagRegister)
+    return M.context().symbol("uninit.cc", Type::boolean());
   const RegisterInfo *R = Registers.find(Canonical);
   if (!R)
     throw IRError("no register " + Name);
@@ -455,6 +457,9 @@ const Expr *Step::nameValue(const Operand &O, unsigned Width) {
     Special = M.warpSize();
   else if (X.Names.SharedVariables.count(N))
     return M.sharedBase(Width == 64 ? 64 : 32);
+  else if (auto P = X.Names.PrivateVariables.find(N);
+           P != X.Names.PrivateVariables.end())
+    return C.zextOrTrunc(P->second, Type::i(Width == 64 ? 64 : 32));
   else if (isSpecialRegister(N))
     unsupported("special register " + N);
   else if (N[0] == '%')

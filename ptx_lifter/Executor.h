@@ -61,6 +61,10 @@ private:
   std::map<std::string, std::pair<RegisterInfo, unsigned>> Ranges;
 };
 
+/// The carry flag CC.CF that add.cc, addc, mad.cc, madc... set and read,
+/// kept on a path like a register (i1).
+inline constexpr const char *CarryFlagRegister = "%cc.cf";
+
 /// One path: its condition (a conjunction, kept as its conjuncts so that
 /// joins can take the common part apart) and the registers' values.
 struct PathState {
@@ -85,6 +89,9 @@ struct NameScope {
   /// Shared variables (the dynamic shared memory Triton calls
   /// global_smem): their address is the model's shared base.
   std::set<std::string> SharedVariables;
+  /// .local variables (the depot llc keeps allocas in) and the module's
+  /// initialized tables: their addresses, private objects of the model.
+  std::map<std::string, const ir::Expr *> PrivateVariables;
   /// Inline asm: $N of an immediate operand ("n", "i").
   std::map<std::string, int64_t> Immediates;
   /// Inline asm: $N tied to an output ($4 -> $0).

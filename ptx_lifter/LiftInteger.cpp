@@ -65,10 +65,48 @@ const Expr *product(Step &S, PtxType T, const Expr *A, const Expr *B) {
   return C.mul(A, B);
 }
 
+/// The carry flag (CC.CF) as .cc instructions leave it on this path (i1).
+const Expr *carryIn(Step &S) {
+  return S.X.registerValue(S.S, CarryFlagRegister);
+}
+
+/// A .cc instruction's carry-out, kept where its predicate is false.
+void setCarry(Step &S, const Expr *Carry) {
+  S.S.Registers[CarryFlagRegister] =
+      S.C.select(S.predicate(), Carry, carryIn(S));
+}
+
+/// A + B (+ the carry flag for addc, madc) and its carry-out, or A - B
+/// (- the flag for subc) and its borrow, which sub.cc leaves in CF.
+std::pair<const Expr *, const Expr *> withCarry(Step &S, bool Subtract,
+                                                const Expr *A, const Expr *B,
+                                                bool CarryIn) {
+  Context &C = S.C;
+  Type T = A->type();
+  const Expr *In = CarryIn ? C.zextOrTrunc(carryIn(S), T) : C.constant(T, 0);
+  if (Subtract) {
+    const Expr *D1 = C.sub(A, B), *D = C.sub(D1, In);
+    return {D, C.orOf(C.icmp(ICmpPredicate::Ult, A, B),
+                      C.icmp(ICmpPredicate::Ult, D1, In))};
+  }
+  const Expr *S1 = C.add(A, B), *Sum = C.add(S1, In);
+  return {Sum, C.orOf(C.icmp(ICmpPredicate::Ult, S1, A),
+                      C.icmp(ICmpPredicate::Ult, Sum, S1))};
+}
+
 void liftAddSub(Step &S, Op O, PtxType T) {
   S.expectOperands(3);
-  if (S.has("cc") || S.Base == "addc" || S.Base == "subc")
-    S.unsupported("unsupported instruction " + S.I.Opcode + " (carry)");
+  bool CarryIn = S.Base == "addc" || S.Base == "subc";
+  if (CarryIn || S.has("cc")) {
+    if (S.has("sat") || T.isFloat() || (T.Bits != 32 && T.Bits != 64))
+      S.unsupported("unsupported instruction " + S.I.Opcode);
+    auto [D, Carry] =
+        withCarry(S, O == Op::Sub, S.value(1, T), S.value(2, T), CarryIn);
+    S.set(0, D);
+    if (S.has("cc"))
+      setCarry(S, Carry);
+    return;
+  }
   const Expr *A = S.value(1, T), *B = S.value(2, T);
   S.set(0, S.has("sat") ? saturating(S, O, A, B) : S.C.binary(O, A, B));
 }
@@ -78,11 +116,23 @@ void liftMul(Step &S, PtxType T) {
   S.set(0, product(S, T, S.value(1, T), S.value(2, T)));
 }
 
+/// mad, and madc and mad.cc (multi-word multiplication: libdevice's
+/// Payne-Hanek reduction for sine and cosine).
 void liftMad(Step &S, PtxType T) {
   S.expectOperands(4);
-  if (S.has("sat") || S.has("cc"))
+  bool CarryIn = S.Base == "madc";
+  if (S.has("sat") ||
+      ((CarryIn || S.has("cc")) && (S.has("wide") || (T.Bits != 32 &&
+                                                      T.Bits != 64))))
     S.unsupported("unsupported instruction " + S.I.Opcode);
   const Expr *P = product(S, T, S.value(1, T), S.value(2, T));
+  if (CarryIn || S.has("cc")) {
+    auto [D, Carry] = withCarry(S, false, P, S.bits(3, T.Bits), CarryIn);
+    S.set(0, D);
+    if (S.has("cc"))
+      setCarry(S, Carry);
+    return;
+  }
   S.set(0, S.C.add(P, S.bits(3, P->type().bits())));
 }
 
@@ -315,7 +365,7 @@ void liftShf(Step &S) {
 bool liftIntegerOp(Step &S) {
   const std::string &B = S.Base;
   static const char *const Names[] = {
-      "add",  "sub",  "addc", "subc", "mul",   "mad",  "div",
+      "add",  "sub",  "addc", "subc", "mul",   "mad",  "madc", "div",
       "rem",  "min",  "max",  "abs",  "neg",   "and",  "or",
       "xor",  "not",  "cnot", "shl",  "shr",   "bfe",  "bfi",
       "prmt", "brev", "clz",  "popc", "bfind", "lop3", "shf"};
@@ -342,7 +392,7 @@ bool liftIntegerOp(Step &S) {
     liftAddSub(S, Op::Sub, T);
   else if (B == "mul")
     liftMul(S, T);
-  else if (B == "mad")
+  else if (B == "mad" || B == "madc")
     liftMad(S, T);
   else if (B == "div" || B == "rem")
     liftDivRem(S, T, B == "rem");

@@ -31,8 +31,10 @@ AddressSpace spaceOf(Step &S) {
     return AddressSpace::Global;
   if (S.has("shared") || S.has("shared::cta"))
     return AddressSpace::Shared;
+  if (S.has("local"))
+    return AddressSpace::Local;
   for (const char *Other :
-       {"local", "const", "shared::cluster", "param::entry", "param::func"})
+       {"const", "shared::cluster", "param::entry", "param::func"})
     if (S.has(Other))
       S.unsupported("unsupported instruction " + S.I.Opcode + " (." +
                     std::string(Other) + " memory)");

@@ -94,6 +94,12 @@ struct Variable {
   std::string Type;
   bool IsExtern = false;
   unsigned Line = 0;
+  /// name[N]: N elements of Type (0 for name[] or a scalar).
+  uint64_t ArraySize = 0;
+  /// = {v0, v1, ...}: the elements' integer values (empty when there is no
+  /// initializer, or one that is not a list of integers).
+  std::vector<uint64_t> Initializer;
+  bool HasInitializer = false;
 };
 
 struct Function {

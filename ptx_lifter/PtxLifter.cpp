@@ -6,8 +6,10 @@
 #include "ir/Errors.h"
 
 #include <array>
+#include <cctype>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 using namespace stagecheck::ir;
 
@@ -105,6 +107,41 @@ NameScope namesOf(const Module &M, const Function &F) {
   return Names;
 }
 
+/// A .local variable, or a .global/.const table with an integer
+/// initializer (read only: a store to it is not modelled), as a private
+/// object of the model; null for any other variable.
+const Expr *privateVariable(ThreadModel &Model, const Variable &V,
+                            const std::string &FileName) {
+  bool Local = V.Space == "local";
+  bool Table = (V.Space == "global" || V.Space == "const") && !V.IsExtern &&
+               !V.Initializer.empty();
+  if (!Local && !Table)
+    return nullptr;
+  unsigned ElementBits = 0;
+  for (char Ch : V.Type.substr(V.Type.empty() ? 0 : 1))
+    ElementBits = ElementBits * 10 + unsigned(Ch - '0');
+  if (V.Type.size() < 2 || !std::isdigit(static_cast<unsigned char>(V.Type[1])) ||
+      ElementBits % 8 || ElementBits == 0 || ElementBits > 64)
+    throw UnsupportedError({FileName, V.Line, 0},
+                           "variable " + V.Name + " of type ." + V.Type);
+  uint64_t ElementBytes = ElementBits / 8;
+  uint64_t Count = std::max<uint64_t>(V.ArraySize, 1);
+  if (!Local && V.Initializer.size() > Count)
+    throw InputError({FileName, V.Line, 0},
+                     "variable " + V.Name + " has more initializers than " +
+                         "elements");
+  std::vector<uint8_t> Bytes;
+  if (Table) {
+    // Elements not listed are zero; each is stored lowest byte first.
+    Bytes.assign(Count * ElementBytes, 0);
+    for (size_t K = 0; K < V.Initializer.size(); ++K)
+      for (uint64_t B = 0; B < ElementBytes; ++B)
+        Bytes[K * ElementBytes + B] = uint8_t(V.Initializer[K] >> (8 * B));
+  }
+  return Model.privateObject(V.Name, Count * ElementBytes, std::move(Bytes),
+                             /*ReadOnly=*/Table);
+}
+
 std::array<unsigned, 3> blockDim(const Function &F) {
   std::array<unsigned, 3> Dim = {0, 0, 0};
   if (!F.ReqNtid)
@@ -171,6 +208,11 @@ PtxLift liftPtxText(Context &C, std::string_view Text,
                     blockDim(F));
   if (!F.IsEntry)
     Model.setDeviceFunction(O.ParamExtension);
+  for (const std::vector<Variable> *Vars :
+       {&std::as_const(M.Variables), &F.Variables})
+    for (const Variable &V : *Vars)
+      if (const Expr *Base = privateVariable(Model, V, FileName))
+        Names.PrivateVariables[V.Name] = Base;
   PtxLift Result;
   Executor X(Model, Registers, std::move(Names),
              SiteInfo{FileName, &M, {}, targetSmVersion(M.Target)}, &Result);

@@ -370,7 +370,8 @@ private:
     fail(T, "unexpected " + describe(T) + " at module level");
   }
 
-  /// .shared .align 16 .b8 name[]; (initializers are skipped)
+  /// .global .align 4 .b8 name[24] = {65, 144, ...}; (an initializer that
+  /// is not a list of integers is skipped, and recorded as unread)
   Variable parseVariable(bool Extern) {
     Variable V;
     V.IsExtern = Extern;
@@ -384,6 +385,17 @@ private:
         V.Type = D.substr(1);
     }
     V.Name = expectIdent("a variable name").Text;
+    if (at().is('[')) {
+      take();
+      if (!at().is(']'))
+        V.ArraySize = expectUnsigned("an array size");
+      expect(']');
+    }
+    if (at().is('=')) {
+      take();
+      V.HasInitializer = true;
+      parseInitializer(V);
+    }
     while (!at().is(';')) {
       if (at().K == Token::End)
         fail(at(), "expected ';' after variable " + V.Name);
@@ -391,6 +403,31 @@ private:
     }
     take();
     return V;
+  }
+
+  /// {1, -2, 3}: integers only; anything else leaves Initializer empty.
+  void parseInitializer(Variable &V) {
+    if (!at().is('{'))
+      return;
+    take();
+    std::vector<uint64_t> Values;
+    while (!at().is('}')) {
+      bool Negative = at().is('-');
+      if (Negative)
+        take();
+      Immediate I;
+      if (at().K != Token::Number || !parseNumber(at().Text, I) ||
+          I.K != Immediate::Integer)
+        return;
+      take();
+      Values.push_back(Negative ? uint64_t(0) - I.Bits : I.Bits);
+      if (at().is(','))
+        take();
+      else if (!at().is('}'))
+        return;
+    }
+    take();
+    V.Initializer = std::move(Values);
   }
 
   Function parseFunction() {

@@ -239,6 +239,12 @@ ThreadModel::Place ThreadModel::resolve(AddressSpace Space,
                                            From.Op + ")");
     return {"", C.zextOrTrunc(S->Offset, I64)};
   }
+  if (auto P = resolvePrivate(Address))
+    return *P;
+  if (Space == AddressSpace::Local)
+    throw UnsupportedError(From.Loc, "local address that is not a local "
+                                     "object plus an offset (" +
+                                         From.Op + ")");
   if (Space != AddressSpace::Global && Space != AddressSpace::Generic)
     throw UnsupportedError(From.Loc, "access to address space " +
                                          std::to_string(unsigned(Space)) +
@@ -256,6 +262,25 @@ ThreadModel::Place ThreadModel::resolve(AddressSpace Space,
                                      "parameter plus an offset (" +
                                          From.Op + ")");
   return {S->Base->name(), S->Offset};
+}
+
+std::optional<ThreadModel::Place>
+ThreadModel::resolvePrivate(const Expr *Address) {
+  if (Objects.empty())
+    return std::nullopt;
+  // PTX forms 32-bit local addresses from the depot's 64-bit one.
+  Type AddressType = Address->type();
+  std::vector<const Expr *> Bases;
+  for (const PrivateObject &O : Objects)
+    Bases.push_back(C.zextOrTrunc(O.Base, AddressType));
+  auto S = splitBase(C, Address, Bases);
+  if (!S || mentions(S->Offset, Bases))
+    return std::nullopt;
+  for (unsigned K = 0; K < Objects.size(); ++K)
+    if (Bases[K] == S->Base)
+      return Place{Objects[K].Name, C.zextOrTrunc(S->Offset, Type::i(64)),
+                   int(K)};
+  return std::nullopt;
 }
 
 const Expr *ThreadModel::elementIndex(const Place &P, unsigned ElementBytes,
@@ -326,10 +351,24 @@ void checkWidth(unsigned Bits, unsigned ElementBits, const Origin &From) {
 
 const Expr *ThreadModel::load(AddressSpace Space, const Expr *Address,
                               unsigned Bits, const Expr *Guard,
-                              const Origin &From) {
+                              const Origin &From, const Expr **Defined) {
   Guard = onPath(Guard);
   Place P = resolve(Space, Address, From);
   Type I64 = Type::i(64);
+  if (Defined)
+    *Defined = C.trueExpr();
+  if (P.Private >= 0) {
+    checkWidth(Bits, 8, From);
+    auto [Value, ValueDefined] = privateRead(P, Bits);
+    if (Defined)
+      *Defined = ValueDefined;
+    else
+      addUndefined(C.andOf(Guard, C.notOf(ValueDefined)),
+                   "read of " + P.Buffer +
+                       " where it holds nothing stored, or outside it",
+                   From);
+    return Value;
+  }
   std::vector<const Expr *> Parts;
   if (P.Buffer.empty()) {
     checkWidth(Bits, 8, From);
@@ -364,6 +403,11 @@ void ThreadModel::store(AddressSpace Space, const Expr *Address,
   Type I64 = Type::i(64);
   const Expr *Raw = toBits(Value);
   unsigned Bits = Raw->type().bits();
+  if (P.Private >= 0) {
+    checkWidth(Bits, 8, From);
+    privateStore(P, Raw, Guard, Defined, From);
+    return;
+  }
   if (P.Buffer.empty()) {
     checkWidth(Bits, 8, From);
     std::string Buffer = "smem." + std::to_string(Result.Phases);
@@ -408,6 +452,9 @@ const Expr *ThreadModel::atomic(AtomicOp Kind, const Expr *Address,
                                 const Expr *Guard, const Origin &From) {
   Guard = onPath(Guard);
   Place P = resolve(AddressSpace::Global, Address, From);
+  if (P.Private >= 0)
+    throw UnsupportedError(From.Loc, "atomic on the private " + P.Buffer +
+                                         " (" + From.Op + ")");
   Type Element = paramOf(Result.Interface, P.Buffer).Element;
   unsigned Bytes = elementBytes(Element);
   const Expr *Raw = toBits(Value);
@@ -518,7 +565,10 @@ void ThreadModel::bound(const std::string &Line) {
   Result.Bounds.push_back(Line);
 }
 
-ThreadEffects ThreadModel::finish() { return std::move(Result); }
+ThreadEffects ThreadModel::finish() {
+  refuseEscapedAddresses();
+  return std::move(Result);
+}
 
 const Expr *ThreadModel::concat(const std::vector<const Expr *> &Parts) {
   if (Parts.empty())

@@ -163,11 +163,16 @@ public:
   /// Loads Bits bits at Address when Guard holds. The result is the loaded
   /// bits where Guard holds and unspecified elsewhere (callers select their
   /// own fallback). Throws ir::UnsupportedError for an address that is not
-  /// a parameter's buffer or shared memory plus an offset, or an access
-  /// narrower than the buffer's element.
+  /// a parameter's buffer, shared memory or a private object plus an
+  /// offset, or an access narrower than the buffer's element. A private
+  /// object's bytes may hold nothing defined (never stored, out of the
+  /// object, misaligned): Defined, when given, receives where they do (an
+  /// LLVM IR load is then poison); without it, reading them where Guard
+  /// holds is undefined behaviour (PTX has no poison).
   const ir::Expr *load(ir::AddressSpace Space, const ir::Expr *Address,
                        unsigned Bits, const ir::Expr *Guard,
-                       const ir::Origin &From);
+                       const ir::Origin &From,
+                       const ir::Expr **Defined = nullptr);
   /// Stores Value's bits at Address when Guard holds. Defined (i1, null
   /// for true) says the value is not poison.
   void store(ir::AddressSpace Space, const ir::Expr *Address,
@@ -178,6 +183,17 @@ public:
   const ir::Expr *atomic(ir::AtomicOp Kind, const ir::Expr *Address,
                          const ir::Expr *Value, const ir::Expr *Compare,
                          const ir::Expr *Guard, const ir::Origin &From);
+  /// A memory object only this thread sees, never an effect: an alloca or
+  /// PTX's .local depot (Initial empty: a byte holds what this thread
+  /// stored there, nothing defined before), or a constant table of the
+  /// module (Initial: its bytes, and ReadOnly). Returns its address (i64).
+  /// Two stages need not lay such objects out alike: only the values read
+  /// back are compared. Accesses must be aligned to their width and inside
+  /// the object. finish() refuses effects that depend on an object's
+  /// address itself (an address that escapes).
+  const ir::Expr *privateObject(const std::string &Name, uint64_t Bytes,
+                                std::vector<uint8_t> Initial, bool ReadOnly);
+
   /// The byte offset (i64) of a shared-memory address from the shared
   /// base, so that the operands of shared-memory events (ldmatrix,
   /// stmatrix) name one place alike in either stage. Throws
@@ -248,7 +264,33 @@ private:
   struct Place {
     std::string Buffer; // "argK" or "" for shared memory
     const ir::Expr *Offset; // i64 bytes from the buffer's start
+    int Private = -1;       // else the index of a private object
   };
+  struct PrivateObject {
+    std::string Name;
+    const ir::Expr *Base; // i64 symbol
+    uint64_t Bytes;
+    std::vector<uint8_t> Initial;
+    bool ReadOnly;
+  };
+  struct PrivateWrite {
+    unsigned Object;
+    const ir::Expr *Guard, *Offset, *Bits, *Defined;
+  };
+  std::vector<PrivateObject> Objects;
+  std::vector<PrivateWrite> PrivateWrites;
+  /// Splits Address against the private objects' bases (Place::Private
+  /// stays -1 when it is none of theirs).
+  std::optional<Place> resolvePrivate(const ir::Expr *Address);
+  /// Bits bits of object P.Private at P.Offset, and where they are defined.
+  std::pair<const ir::Expr *, const ir::Expr *>
+  privateRead(const Place &P, unsigned Bits);
+  void privateStore(const Place &P, const ir::Expr *Raw, const ir::Expr *Guard,
+                    const ir::Expr *Defined, const ir::Origin &From);
+  /// Where an access of Bits bits at P.Offset lies inside its object and
+  /// is aligned to its width.
+  const ir::Expr *privateInBounds(const Place &P, unsigned Bits);
+  void refuseEscapedAddresses();
   Place resolve(ir::AddressSpace Space, const ir::Expr *Address,
                 const ir::Origin &From);
   const ir::Expr *constant32(uint64_t V);

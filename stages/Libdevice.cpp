@@ -44,9 +44,13 @@ const llvmir::FunctionBody &Libdevice::body(Context &C, const std::string &Name)
   if (!Library->defines(Name))
     throw UnsupportedError({}, "libdevice (" + Path + ") has no " + Name);
   llvmir::FunctionBody B = Library->lift(C, Name, ReflectFtz, SmVersion);
-  if (!B.Undefined.empty())
-    throw UnsupportedError({}, "the body of " + Name +
-                                   " can be undefined; not modelled");
+  // Where the body would be undefined (an address computation that wraps,
+  // a failed llvm.assume) its result is taken as poison instead: a stage
+  // whose call means this body is then no less defined than it is, so no
+  // difference the stricter reading would let through is hidden.
+  for (const UndefinedBehavior &U : B.Undefined)
+    B.Defined = C.andOf(B.Defined, C.notOf(U.Condition));
+  B.Undefined.clear();
   return Bodies.emplace(Name, std::move(B)).first->second;
 }
 

@@ -209,6 +209,23 @@ Lanes FunctionLifter::liftLlvmIntrinsic(const llvm::CallBase &Call,
     return Result;
   };
   switch (Call.getIntrinsicID()) {
+  // Funnel shifts of 32 bits are shf.l.wrap / shf.r.wrap, built as the PTX
+  // lifter builds them: fshl(hi, lo, n) is shf.l.wrap(lo, hi, n).
+  case In::fshl:
+  case In::fshr: {
+    bool Left = Call.getIntrinsicID() == In::fshl;
+    return mapLanes(Call, [&, Left](std::span<const Expr *const> A) {
+      Type T = A[0]->type();
+      if (T.bits() != 32)
+        unsupported("funnel shift of " + T.str());
+      const Expr *Pair = M.concat({A[1], A[0]});
+      const Expr *N = C.cast(Op::ZExt,
+                             C.binary(Op::And, A[2], C.constant(T, 31)),
+                             Type::i(64));
+      return Left ? M.split(C.binary(Op::Shl, Pair, N), 2)[1]
+                  : M.split(C.binary(Op::LShr, Pair, N), 2)[0];
+    });
+  }
   // LLVM's minnum may return either zero of -0/+0; fminnum orders -0
   // below +0 as PTX min does (docs/design-decisions.md).
   case In::minnum:

@@ -139,6 +139,7 @@ private:
   // --- Memory (Memory.cpp) -------------------------------------------------
   Lanes liftGep(const llvm::GEPOperator &G);
   Lanes liftLoad(const llvm::LoadInst &I);
+  Lanes liftAlloca(const llvm::AllocaInst &I);
   void liftStore(const llvm::StoreInst &I);
   Lanes liftAtomicRMW(const llvm::AtomicRMWInst &I);
   Lanes liftCmpXchg(const llvm::AtomicCmpXchgInst &I);

@@ -157,6 +157,8 @@ Lanes FunctionLifter::liftValue(const llvm::Instruction &I) {
     return liftInsertValue(*E);
   if (auto *L = llvm::dyn_cast<llvm::LoadInst>(&I))
     return liftLoad(*L);
+  if (auto *A = llvm::dyn_cast<llvm::AllocaInst>(&I))
+    return liftAlloca(*A);
   if (auto *A = llvm::dyn_cast<llvm::AtomicRMWInst>(&I))
     return liftAtomicRMW(*A);
   if (auto *A = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&I))

@@ -78,12 +78,29 @@ Lanes FunctionLifter::liftNvvmIntrinsic(const llvm::CallBase &Call,
 Lanes FunctionLifter::liftNvvmArithmetic(const llvm::CallBase &Call,
                                          llvm::StringRef Rest, bool &Handled) {
   NvvmName N(Rest);
+  auto Each = [&](auto Fn) { return mapLanes(Call, Fn); };
+  using Args = std::span<const Expr *const>;
+  // llvm.nvvm.f2i.rn.ftz and kin: cvt.rni.ftz.s32.f32 (saturating, NaN to
+  // 0, as the IR's conversion is).
+  if (N.Parts.size() == 2 && roundingOf(N.Parts[1]) &&
+      (N.Parts[0].starts_with("f2") || N.Parts[0].starts_with("d2"))) {
+    llvm::StringRef To = N.Parts[0].drop_front(2);
+    bool Signed = To == "i" || To == "ll";
+    if (To == "i" || To == "ui" || To == "ll" || To == "ull") {
+      Handled = true;
+      RoundingMode Mode = *roundingOf(N.Parts[1]);
+      Type Result = Type::i(To.size() >= 2 && To.ends_with("ll") ? 64 : 32);
+      bool Ftz = N.Ftz;
+      return Each([&, Mode, Result, Signed, Ftz](Args A) {
+        return C.cast(Signed ? Op::FPToSI : Op::FPToUI,
+                      ptx::sem::flush(C, A[0], Ftz), Result, Mode);
+      });
+    }
+  }
   if (!N.Typed && !N.is({"div", "full"}))
     return {};
   bool Ftz = N.Ftz;
   Handled = true;
-  auto Each = [&](auto Fn) { return mapLanes(Call, Fn); };
-  using Args = std::span<const Expr *const>;
   const auto &P = N.Parts;
   std::optional<RoundingMode> Mode =
       P.size() == 2 ? roundingOf(P[1]) : std::nullopt;

@@ -7,6 +7,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/Instructions.h"
 
 using namespace stagecheck::ir;
 
@@ -30,6 +31,8 @@ AddressSpace FunctionLifter::space(unsigned LlvmSpace) {
     return AddressSpace::Global;
   case 3:
     return AddressSpace::Shared;
+  case 5:
+    return AddressSpace::Local;
   default:
     unsupported("access to address space " + std::to_string(LlvmSpace));
   }
@@ -130,9 +133,12 @@ Lanes FunctionLifter::liftLoad(const llvm::LoadInst &I) {
   // defined (LangRef: a store of another type wrote it).
   if (Types.size() == 1 && Types[0].bits() % 8) {
     unsigned Bits = unsigned(Facts.Layout->getTypeStoreSizeInBits(T));
-    const Expr *Raw = M.load(S, Address, Bits, C.trueExpr(), From);
+    const Expr *RawDefined;
+    const Expr *Raw = M.load(S, Address, Bits, C.trueExpr(), From, &RawDefined);
     const Expr *Value = C.cast(Op::Trunc, Raw, Types[0]);
-    return {{Value, C.eq(C.cast(Op::ZExt, Value, Raw->type()), Raw)}};
+    return {{Value, C.andOf(RawDefined, C.eq(C.cast(Op::ZExt, Value,
+                                                    Raw->type()),
+                                             Raw))}};
   }
   unsigned LaneBits = Types[0].bits();
   if (LaneBits % 8)
@@ -144,13 +150,29 @@ Lanes FunctionLifter::liftLoad(const llvm::LoadInst &I) {
     unsigned Count = std::min<unsigned>(Group, Types.size() - First);
     const Expr *At =
         C.add(Address, C.constant(Address->type(), First * LaneBits / 8));
-    const Expr *Raw = M.load(S, At, Count * LaneBits, C.trueExpr(), From);
+    // Memory a private object holds nothing defined in reads as poison.
+    const Expr *RawDefined;
+    const Expr *Raw =
+        M.load(S, At, Count * LaneBits, C.trueExpr(), From, &RawDefined);
     std::vector<Type> Part(Types.begin() + First,
                            Types.begin() + First + Count);
-    Lanes Loaded = reinterpret({defined(Raw)}, Part);
+    Lanes Loaded = reinterpret({{Raw, RawDefined}}, Part);
     Out.insert(Out.end(), Loaded.begin(), Loaded.end());
   }
   return Out;
+}
+
+Lanes FunctionLifter::liftAlloca(const llvm::AllocaInst &I) {
+  std::optional<llvm::TypeSize> Size =
+      I.getAllocationSize(*Facts.Layout);
+  if (!Size || Size->isScalable())
+    unsupported("alloca of a size known only at run time");
+  std::string Name = I.hasName() ? "%" + I.getName().str() : "alloca";
+  const Expr *Base =
+      M.privateObject(Name, Size->getFixedValue(), {}, /*ReadOnly=*/false);
+  return {defined(C.zextOrTrunc(Base, Type::i(unsigned(
+                                          Facts.Layout->getPointerSizeInBits(
+                                              I.getAddressSpace())))))};
 }
 
 void FunctionLifter::liftStore(const llvm::StoreInst &I) {

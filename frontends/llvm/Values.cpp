@@ -7,6 +7,8 @@
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace stagecheck::ir;
@@ -219,10 +221,60 @@ std::vector<unsigned> FunctionLifter::laneOffsets(llvm::Type *T) {
   return {0};
 }
 
+namespace {
+
+/// Every use of V (through address arithmetic) only loads.
+bool onlyLoaded(const llvm::Value *V) {
+  for (const llvm::User *U : V->users()) {
+    if (llvm::isa<llvm::LoadInst>(U))
+      continue;
+    if (llvm::isa<llvm::GEPOperator>(U) || llvm::isa<llvm::BitCastOperator>(U) ||
+        llvm::isa<llvm::AddrSpaceCastOperator>(U)) {
+      if (!onlyLoaded(U))
+        return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+/// A table nothing writes: constant, or local to its module with every use
+/// a load (libdevice's tables are not marked constant until linked).
+bool readOnlyTable(const llvm::GlobalVariable &G) {
+  if (!G.hasDefinitiveInitializer())
+    return false;
+  return G.isConstant() || (G.hasLocalLinkage() && onlyLoaded(&G));
+}
+
+} // namespace
+
 Lanes FunctionLifter::globalLanes(const llvm::GlobalVariable &G) {
   // Triton's dynamic shared memory; any other global is not modelled.
   if (G.getName() == "global_smem" && G.getAddressSpace() == 3)
     return {defined(M.sharedBase(scalarType(G.getType()).bits()))};
+  // A constant table (libdevice's 2/pi bits for sine and cosine): read
+  // only, its bytes known.
+  if (readOnlyTable(G)) {
+    const llvm::Constant *Init = G.getInitializer();
+    uint64_t Bytes = Facts.Layout->getTypeAllocSize(Init->getType());
+    std::vector<uint8_t> Content;
+    if (llvm::isa<llvm::ConstantAggregateZero>(Init))
+      Content.assign(Bytes, 0);
+    else if (auto *D = llvm::dyn_cast<llvm::ConstantDataSequential>(Init);
+             D && D->getElementType()->isIntegerTy() &&
+             D->getElementByteSize() * D->getNumElements() == Bytes &&
+             Facts.Layout->isLittleEndian()) {
+      llvm::StringRef Raw = D->getRawDataValues();
+      Content.assign(Raw.bytes_begin(), Raw.bytes_end());
+    }
+    if (Content.size() == Bytes && Bytes > 0) {
+      const Expr *Base = M.privateObject("@" + G.getName().str(), Bytes,
+                                         std::move(Content), /*ReadOnly=*/true);
+      return {defined(C.zextOrTrunc(
+          Base, Type::i(scalarType(G.getType()).bits())))};
+    }
+  }
   unsupported("global @" + G.getName().str());
 }
 

@@ -24,8 +24,9 @@
 //    scanLowered below);
 //  - "exp -> ex2.approx": math.exp on f32 is ex2.approx.f32(x * log2 e);
 //  - "divf -> div.full": arith.divf on f32 is div.full.f32;
-//  - "sqrt -> __nv_sqrtf", "log -> __nv_logf": math.sqrt and math.log on
-//    f32 call libdevice (its body gives them their meaning).
+//  - "sqrt -> __nv_sqrtf", "log -> __nv_logf", "sin -> __nv_sinf", "cos ->
+//    __nv_cosf": math.sqrt, math.log, math.sin and math.cos on f32 call
+//    libdevice (its body gives them their meaning).
 //  - "dot -> mma.sync m16n8k16 (per 16-wide k slice, in order)": tt.dot
 //    with an MMAv2 result (#ttg.nvidia_mma versionMajor 2, instrShape
 //    [16, 8]), f16 operands of kWidth 2 and an f32 accumulator is one
@@ -280,9 +281,18 @@ void Lifter::noteRule(const std::string &Rule, const Operation &O) {
 
 bool Lifter::liftLoweredArith(const Operation &O) {
   const std::string &N = O.Name;
-  bool Exp = N == "math.exp", Div = N == "arith.divf", Sqrt = N == "math.sqrt",
-       Log = N == "math.log";
-  if (!Exp && !Div && !Sqrt && !Log)
+  // The ops the lowering hands to libdevice, and the function it calls.
+  static const std::pair<const char *, const char *> LibdeviceCalls[] = {
+      {"math.sqrt", "__nv_sqrtf"},
+      {"math.log", "__nv_logf"},
+      {"math.sin", "__nv_sinf"},
+      {"math.cos", "__nv_cosf"}};
+  const char *Libdevice = nullptr;
+  for (const auto &[Name, Function] : LibdeviceCalls)
+    if (N == Name)
+      Libdevice = Function;
+  bool Exp = N == "math.exp", Div = N == "arith.divf";
+  if (!Exp && !Div && !Libdevice)
     return false;
   if (O.ResultTypes.empty() && O.Types.empty())
     return false;
@@ -308,8 +318,8 @@ bool Lifter::liftLoweredArith(const Operation &O) {
     noteRule("divf -> div.full", O);
   } else {
     const Expr *Args[] = {V[0].E};
-    E = C.call(Sqrt ? "__nv_sqrtf" : "__nv_logf", F32, Args);
-    noteRule(Sqrt ? "sqrt -> __nv_sqrtf" : "log -> __nv_logf", O);
+    E = C.call(Libdevice, F32, Args);
+    noteRule(N.substr(N.find('.') + 1) + " -> " + Libdevice, O);
   }
   define(O, elementwise(O, V, E));
   return true;

@@ -253,3 +253,85 @@ TEST(PtxMemory, CachePolicyChangesNoValue) {
 }
 
 } // namespace
+
+namespace {
+
+/// The local depot as llc lays out an alloca: a 32-bit local address of
+/// it, two words stored, one read back at the byte offset k_param_1.
+const std::string LocalDepot = ".local .align 4 .b8 __local_depot0[16];\n"
+                               ".reg .b64 %SPL;\n"
+                               "mov.b64 %SPL, __local_depot0;\n"
+                               "cvt.u32.u64 %r2, %SPL;\n"
+                               "mov.u32 %r3, %tid.x;\n"
+                               "st.local.b32 [%r2], %r3;\n"
+                               "add.s32 %r4, %r3, 100;\n"
+                               "st.local.b32 [%r2+4], %r4;\n"
+                               "ld.param.b32 %r9, [k_param_1];\n"
+                               "add.s32 %r5, %r2, %r9;\n"
+                               "ld.local.b32 %r6, [%r5];\n";
+
+} // namespace
+
+TEST(PtxMemory, TheLocalDepotHoldsWhatTheThreadStored) {
+  Context C;
+  PtxLift L = lift(C, Out + LocalDepot + "st.global.b32 [%rd1], %r6;\nret;",
+                   Type::i(32), {Type::i(32)});
+  ASSERT_EQ(L.Thread.Effects.Writes.size(), 1u); // local stores are no effect
+  const Write &W = L.Thread.Effects.Writes[0];
+  const Expr *NotStored = nullptr;
+  for (const UndefinedBehavior &U : L.Thread.Effects.Undefined)
+    if (U.Reason.find("__local_depot0") != std::string::npos)
+      NotStored = U.Condition;
+  ASSERT_TRUE(NotStored);
+  Env E;
+  E.setSymbol("tid.x", i32(5));
+  for (auto [Offset, Want] : {std::pair{0, 5}, {4, 105}}) {
+    E.setSymbol("arg1", i32(Offset));
+    EXPECT_EQ(eval(W.Value, E).Bits, uint64_t(Want)) << Offset;
+    EXPECT_FALSE(eval(NotStored, E).isTrue()) << Offset;
+  }
+  // Never stored, misaligned, outside the depot: undefined.
+  for (int Offset : {8, 2, 16, -4}) {
+    E.setSymbol("arg1", i32(Offset));
+    EXPECT_TRUE(eval(NotStored, E).isTrue()) << Offset;
+  }
+}
+
+TEST(PtxMemory, ALocalAddressThatEscapesIsNotModelled) {
+  Context C;
+  EXPECT_THROW(lift(C,
+                    Out + ".local .align 4 .b8 __local_depot0[8];\n"
+                          "mov.b64 %rd2, __local_depot0;\n"
+                          "st.global.b64 [%rd1], %rd2;\nret;",
+                    Type::i(64)),
+               UnsupportedError);
+}
+
+TEST(PtxMemory, AnInitializedGlobalTableIsReadByIndex) {
+  Context C;
+  std::string Module = kernel(Out + "mov.b64 %rd2, tab;\n"
+                                    "ld.param.b32 %r1, [k_param_1];\n"
+                                    "cvt.u64.u32 %rd3, %r1;\n"
+                                    "add.s64 %rd4, %rd2, %rd3;\n"
+                                    "ld.global.nc.b32 %r2, [%rd4];\n"
+                                    "st.global.b32 [%rd1], %r2;\nret;",
+                              {Type::i(32)});
+  Module.insert(Module.find(".visible .entry"),
+                ".global .align 4 .b8 tab[8] = {1, 0, 0, 0, 2, 1};\n");
+  PtxLift L = liftPtxText(C, Module, "k.ptx",
+                          interface(Type::i(32), {Type::i(32)}));
+  const Write &W = L.Thread.Effects.Writes.at(0);
+  Env E;
+  E.setSymbol("arg1", i32(0));
+  EXPECT_EQ(eval(W.Value, E).Bits, 1u);
+  E.setSymbol("arg1", i32(4)); // elements not listed are zero
+  EXPECT_EQ(eval(W.Value, E).Bits, 0x102u);
+  // A store to the table is not modelled.
+  std::string Stores = Module;
+  Stores.replace(Stores.find("st.global.b32 [%rd1], %r2;"),
+                 std::string("st.global.b32 [%rd1], %r2;").size(),
+                 "st.global.b32 [%rd4], %r2;");
+  EXPECT_THROW(liftPtxText(C, Stores, "k.ptx",
+                           interface(Type::i(32), {Type::i(32)})),
+               UnsupportedError);
+}

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 using namespace stagecheck::ir;
 using namespace stagecheck::ptx::test;
@@ -504,6 +505,40 @@ TEST(PtxErrors, UnsupportedAndIllTyped) {
                InputError);
   EXPECT_NO_THROW(
       lift(C, "redux.sync.or.b32 %r1, %r1, -1;\nret;", Type::i(32)));
+}
+
+// Multi-word arithmetic through the carry flag (libdevice's Payne-Hanek
+// reduction for sine and cosine multiplies 32-bit words this way).
+TEST(PtxInteger, CarryFlagChainsWords) {
+  uint64_t A = 0x89abcdefffffffffull, B = 0x0123456700000001ull;
+  auto Lo = [](uint64_t V) { return i32(int64_t(uint32_t(V))); };
+  auto Hi = [](uint64_t V) { return i32(int64_t(uint32_t(V >> 32))); };
+  // add.cc then addc: the high word of the 64-bit sum.
+  EXPECT_EQ(run("add.cc.u32 %r10, %r1, %r3;\naddc.u32 %r0, %r2, %r4;",
+                {Lo(A), Hi(A), Lo(B), Hi(B)}),
+            uint32_t((A + B) >> 32));
+  // sub.cc then subc: the high word of the 64-bit difference.
+  EXPECT_EQ(run("sub.cc.u32 %r10, %r1, %r3;\nsubc.u32 %r0, %r2, %r4;",
+                {Lo(B), Hi(B), Lo(A), Hi(A)}),
+            uint32_t((B - A) >> 32));
+  // mad.lo.cc then madc.hi: the high word of a * b + c.
+  for (auto [X, Y, Z] : {std::tuple{0xffffffffu, 0xffffffffu, 0xffffffffu},
+                          {0x3c439041u, 0x80000001u, 0x12345678u},
+                          {7u, 9u, 1u}}) {
+    uint64_t Want = (uint64_t(X) * Y + Z) >> 32;
+    EXPECT_EQ(run("mad.lo.cc.u32 %r10, %r1, %r2, %r3;\n"
+                  "madc.hi.u32 %r0, %r1, %r2, 0;",
+                  {i32(X), i32(Y), i32(Z)}),
+              Want)
+        << X << " " << Y << " " << Z;
+  }
+  // A predicated-off .cc leaves the flag as it was.
+  EXPECT_EQ(run("add.cc.u32 %r10, %r1, %r1;\n"
+                "setp.eq.u32 %p5, %r1, 0;\n"
+                "@%p5 add.cc.u32 %r11, %r2, %r2;\n"
+                "addc.u32 %r0, %r2, %r2;",
+                {i32(int64_t(0x80000000u)), i32(0)}),
+            1u);
 }
 
 } // namespace

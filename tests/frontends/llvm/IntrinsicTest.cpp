@@ -364,4 +364,38 @@ TEST(LlvmIntrinsics, AssertFailIsUndefinedOnItsPath) {
   EXPECT_TRUE(AnyUndefined(64));
 }
 
+// llvm.fshl/fshr on i32 are shf.l.wrap/shf.r.wrap; llvm.nvvm.f2i.rn is
+// cvt.rni.s32.f32 (saturating, NaN to 0).
+TEST(LlvmIntrinsics, FunnelShiftsAndFloatToIntConversions) {
+  auto Run = [](const std::string &Call, std::vector<Value> Args) {
+    Context C;
+    LlvmLift L = lift(
+        C,
+        kernel("ptr addrspace(1) %out, i32 %a, i32 %b, i32 %n, float %x",
+               "  %r = " + Call +
+                   "\n  store i32 %r, ptr addrspace(1) %out\n  ret void\n"),
+        {{true, I32}, {false, I32}, {false, I32}, {false, I32}, {false, F32}});
+    Env E;
+    E.setSymbol("arg0", i64(0x1000));
+    for (size_t K = 0; K < Args.size(); ++K)
+      E.setSymbol("arg" + std::to_string(K + 1), Args[K]);
+    return eval(onlyWrite(L).Value, E).Bits;
+  };
+  std::vector<Value> Ab = {i32(0x12345678), i32(int64_t(0x9abcdef0)), i32(8),
+                           f32(0)};
+  EXPECT_EQ(Run("call i32 @llvm.fshl.i32(i32 %a, i32 %b, i32 %n)", Ab),
+            0x3456789au);
+  EXPECT_EQ(Run("call i32 @llvm.fshr.i32(i32 %a, i32 %b, i32 %n)", Ab),
+            0x789abcdeu);
+  Ab[2] = i32(40); // the shift is taken modulo 32
+  EXPECT_EQ(Run("call i32 @llvm.fshl.i32(i32 %a, i32 %b, i32 %n)", Ab),
+            0x3456789au);
+  for (auto [X, Want] : {std::pair{2.5f, 2u}, {3.5f, 4u}, {-1.5f, ~1u},
+                         {3e9f, 0x7fffffffu}, {NAN, 0u}}) {
+    Ab[3] = f32(X);
+    EXPECT_EQ(Run("call i32 @llvm.nvvm.f2i.rn(float %x)", Ab), uint64_t(Want))
+        << X;
+  }
+}
+
 } // namespace

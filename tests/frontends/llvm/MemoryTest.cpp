@@ -275,4 +275,85 @@ TEST(LlvmMemory, InferredInterfaceTakesTheIndexedType) {
   EXPECT_THROW(inferInterface("/nonexistent/k.llir"), InputError);
 }
 
+// An alloca is the thread's own memory: a load reads back what the
+// thread stored, through the stores in order, and is poison where nothing
+// was stored or outside the object. Nothing of it is an effect.
+TEST(LlvmMemory, AnAllocaHoldsWhatTheThreadStored) {
+  Context C;
+  LlvmLift L = lift(
+      C,
+      kernel("ptr addrspace(1) %out, i32 %k",
+             "  %a = alloca [4 x i32], align 4\n"
+             "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+             "  store i32 %t, ptr %a, align 4\n"
+             "  %a1 = getelementptr inbounds i32, ptr %a, i64 1\n"
+             "  %u = add i32 %t, 100\n"
+             "  store i32 %u, ptr %a1, align 4\n"
+             "  store i32 7, ptr %a, align 4\n"
+             "  %i = sext i32 %k to i64\n"
+             "  %p = getelementptr inbounds i32, ptr %a, i64 %i\n"
+             "  %v = load i32, ptr %p, align 4\n"
+             "  store i32 %v, ptr addrspace(1) %out\n"
+             "  ret void\n"),
+      {{true, I32}, {false, I32}});
+  const Write &W = onlyWrite(L);
+  Env E;
+  E.setSymbol("tid.x", i32(5));
+  E.setSymbol("arg0", i64(0x1000));
+  for (auto [K, Want] : {std::pair{0, 7}, {1, 105}}) {
+    E.setSymbol("arg1", i32(K));
+    EXPECT_EQ(eval(W.Value, E).Bits, uint64_t(Want)) << K;
+    EXPECT_TRUE(eval(W.Defined, E).isTrue()) << K;
+  }
+  for (int K : {2, 4, -1}) { // never stored, past the end, before it
+    E.setSymbol("arg1", i32(K));
+    EXPECT_FALSE(eval(W.Defined, E).isTrue()) << K;
+  }
+}
+
+TEST(LlvmMemory, AConstantTableIsReadByIndex) {
+  std::string Body = "  %i = sext i32 %k to i64\n"
+                     "  %p = getelementptr inbounds [3 x i32], ptr addrspace(1) "
+                     "@tab, i64 0, i64 %i\n"
+                     "  %v = load i32, ptr addrspace(1) %p, align 4\n"
+                     "  store i32 %v, ptr addrspace(1) %out\n"
+                     "  ret void\n";
+  Context C;
+  // libdevice's tables are not marked constant: one nothing writes is.
+  LlvmLift L = lift(C,
+                    kernel("ptr addrspace(1) %out, i32 %k", Body,
+                           "@tab = internal addrspace(1) global [3 x i32] "
+                           "[i32 10, i32 20, i32 30], align 4\n"),
+                    {{true, I32}, {false, I32}});
+  const Write &W = onlyWrite(L);
+  Env E;
+  E.setSymbol("arg0", i64(0x1000));
+  E.setSymbol("arg1", i32(2));
+  EXPECT_EQ(eval(W.Value, E).Bits, 30u);
+  EXPECT_TRUE(eval(W.Defined, E).isTrue());
+  E.setSymbol("arg1", i32(3));
+  EXPECT_FALSE(eval(W.Defined, E).isTrue());
+  // A table the module also writes is not one.
+  EXPECT_THROW(
+      lift(C,
+           kernel("ptr addrspace(1) %out, i32 %k",
+                  "  store i32 1, ptr addrspace(1) @tab, align 4\n" + Body,
+                  "@tab = internal addrspace(1) global [3 x i32] "
+                  "[i32 10, i32 20, i32 30], align 4\n"),
+           {{true, I32}, {false, I32}}),
+      UnsupportedError);
+}
+
+TEST(LlvmMemory, AnAllocaWhoseAddressEscapesIsNotModelled) {
+  Context C;
+  EXPECT_THROW(lift(C,
+                    kernel("ptr addrspace(1) %out",
+                           "  %a = alloca i32, align 4\n"
+                           "  %x = ptrtoint ptr %a to i64\n"
+                           "  store i64 %x, ptr addrspace(1) %out\n"
+                           "  ret void\n"),
+                    {{true, Type::i(64)}}),
+               UnsupportedError);
+}
+
 } // namespace
