@@ -887,6 +887,25 @@ static const Expr *foldIdentity(Context &C, Op O,
       return C.select(Ops[0], Ops[1]->operand(1), Ops[2]);
     if (Ops[2]->op() == Op::Select && Ops[2]->operand(0) == Ops[0])
       return C.select(Ops[0], Ops[1], Ops[2]->operand(2));
+    // So is an inner condition `c and x`: x where c holds, false where it
+    // does not (two lowerings that join the paths of one branch in other
+    // orders: sine's huge-argument and infinite cases).
+    auto AndWith = [&](const Expr *Inner) -> const Expr * {
+      if (Inner->op() != Op::Select || Inner->operand(0)->op() != Op::And)
+        return nullptr;
+      const Expr *Cond = Inner->operand(0);
+      if (Cond->operand(0) == Ops[0])
+        return Cond->operand(1);
+      if (Cond->operand(1) == Ops[0])
+        return Cond->operand(0);
+      return nullptr;
+    };
+    if (const Expr *X = AndWith(Ops[1]))
+      return C.select(Ops[0], C.select(X, Ops[1]->operand(1),
+                                       Ops[1]->operand(2)),
+                      Ops[2]);
+    if (AndWith(Ops[2]))
+      return C.select(Ops[0], Ops[1], Ops[2]->operand(2));
     // Nested selects that pick the same value merge their conditions, so
     // one choice spelled as `or`-ed predicates and as a chain is one node
     // (the inner select's arms may be either way round).

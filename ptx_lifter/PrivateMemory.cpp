@@ -29,6 +29,37 @@ uint64_t layoutAddress(unsigned K) {
   return (uint64_t(1) << 40) + (uint64_t(K) << 32);
 }
 
+/// The conjuncts of an i1 (itself when it is no conjunction).
+void conjuncts(const Expr *E, std::set<const Expr *> &Out) {
+  if (E->op() == Op::And && E->type().isBool()) {
+    for (const Expr *O : E->operands())
+      conjuncts(O, Out);
+    return;
+  }
+  Out.insert(E);
+}
+
+/// Whether every conjunct of Writer is one of Reader's: a store on every
+/// path the load is on.
+bool guardedAlike(const Expr *Writer, const std::set<const Expr *> &Reader) {
+  std::set<const Expr *> W;
+  conjuncts(Writer, W);
+  for (const Expr *L : W)
+    if (!L->isTrue() && !Reader.count(L))
+      return false;
+  return true;
+}
+
+/// A stored value as the load sees it: a select whose condition the
+/// load's guard implies is its first arm (the LLVM IR carries a value out
+/// of a loop as select(path, new, old), which the PTX's register is
+/// without the select).
+const Expr *decidedUnder(const Expr *V, const std::set<const Expr *> &Reader) {
+  while (V->op() == Op::Select && guardedAlike(V->operand(0), Reader))
+    V = V->operand(1);
+  return V;
+}
+
 } // namespace
 
 const Expr *ThreadModel::privateObject(const std::string &Name,
@@ -66,15 +97,25 @@ const Expr *ThreadModel::privateInBounds(const Place &P, unsigned Bits) {
 }
 
 std::pair<const Expr *, const Expr *>
-ThreadModel::privateRead(const Place &P, unsigned Bits) {
+ThreadModel::privateRead(const Place &P, unsigned Bits, const Expr *Guard) {
   const PrivateObject &O = Objects[size_t(P.Private)];
   Type I64 = Type::i(64), T = Type::i(Bits);
   unsigned Width = Bits / 8;
-  std::vector<const PrivateWrite *> Writes;
+  // A load's value matters only where it runs (Guard: its path and
+  // predicate; elsewhere a select at the join discards it). A store whose
+  // guard Guard implies took place there, so its guard need not be asked:
+  // two stages that spell the same path differently then read alike.
+  std::set<const Expr *> ReadConjuncts;
+  conjuncts(Guard, ReadConjuncts);
+  std::vector<PrivateWrite> Writes;
   bool SameWidth = true;
   for (const PrivateWrite &W : PrivateWrites)
     if (W.Object == unsigned(P.Private)) {
-      Writes.push_back(&W);
+      Writes.push_back(W);
+      if (guardedAlike(W.Guard, ReadConjuncts)) {
+        Writes.back().Guard = C.trueExpr();
+        Writes.back().Bits = decidedUnder(W.Bits, ReadConjuncts);
+      }
       SameWidth &= W.Bits->type().bits() == Bits;
     }
   // Every access is aligned to its width (privateInBounds), so where all
@@ -96,12 +137,27 @@ ThreadModel::privateRead(const Place &P, unsigned Bits) {
       }
       Defined = C.trueExpr();
     }
-    for (const PrivateWrite *W : Writes) {
-      const Expr *Match = C.andOf(W->Guard, C.eq(W->Offset, P.Offset));
-      Value = C.select(Match, W->Bits, Value);
-      Defined = C.select(Match, W->Defined, Defined);
+    for (const PrivateWrite &W : Writes) {
+      const Expr *Match = C.andOf(W.Guard, C.eq(W.Offset, P.Offset));
+      Value = C.select(Match, W.Bits, Value);
+      Defined = C.select(Match, W.Defined, Defined);
     }
-    return {Value, C.andOf(Defined, privateInBounds(P, Bits))};
+    // Stores that all took place, of defined values, at every word of the
+    // object: whatever word the load reads inside it is defined (sine's
+    // partial products fill their array).
+    std::set<uint64_t> Covered;
+    bool AllTookPlace = O.Initial.empty();
+    for (const PrivateWrite &W : Writes) {
+      AllTookPlace &= W.Guard->isTrue() && W.Defined->isTrue();
+      if (W.Offset->isConst())
+        Covered.insert(W.Offset->constBits());
+    }
+    bool Filled = AllTookPlace;
+    for (uint64_t At = 0; Filled && At + Width <= O.Bytes; At += Width)
+      Filled = Covered.count(At) > 0;
+    if (Filled)
+      Defined = C.trueExpr();
+    return {Value, Defined};
   }
   // Stores of other widths: byte by byte, each from the latest store that
   // covers it.
@@ -109,25 +165,25 @@ ThreadModel::privateRead(const Place &P, unsigned Bits) {
     throw UnsupportedError({}, "stores of several widths to " + O.Name +
                                    ", which has an initial content");
   std::vector<const Expr *> Parts;
-  const Expr *Defined = privateInBounds(P, Bits);
+  const Expr *Defined = C.trueExpr();
   for (unsigned J = 0; J < Width; ++J) {
     const Expr *At = C.add(P.Offset, C.constant(I64, J));
     const Expr *Byte = C.constant(Type::i(8), 0);
     const Expr *ByteDefined = C.falseExpr();
-    for (const PrivateWrite *W : Writes) {
-      Type WT = W->Bits->type();
-      const Expr *Relative = C.sub(At, W->Offset);
+    for (const PrivateWrite &W : Writes) {
+      Type WT = W.Bits->type();
+      const Expr *Relative = C.sub(At, W.Offset);
       const Expr *Covers = C.andOf(
-          W->Guard, C.icmp(ICmpPredicate::Ult, Relative,
-                           C.constant(I64, WT.bits() / 8)));
+          W.Guard, C.icmp(ICmpPredicate::Ult, Relative,
+                          C.constant(I64, WT.bits() / 8)));
       const Expr *Shift =
           C.zextOrTrunc(C.mul(Relative, C.constant(I64, 8)), WT);
       const Expr *Piece =
-          C.cast(Op::Trunc, C.binary(Op::LShr, W->Bits, Shift), Type::i(8));
+          C.cast(Op::Trunc, C.binary(Op::LShr, W.Bits, Shift), Type::i(8));
       if (WT.bits() == 8)
-        Piece = W->Bits;
+        Piece = W.Bits;
       Byte = C.select(Covers, Piece, Byte);
-      ByteDefined = C.select(Covers, W->Defined, ByteDefined);
+      ByteDefined = C.select(Covers, W.Defined, ByteDefined);
     }
     Parts.push_back(Byte);
     Defined = C.andOf(Defined, ByteDefined);

@@ -359,14 +359,14 @@ const Expr *ThreadModel::load(AddressSpace Space, const Expr *Address,
     *Defined = C.trueExpr();
   if (P.Private >= 0) {
     checkWidth(Bits, 8, From);
-    auto [Value, ValueDefined] = privateRead(P, Bits);
+    addUndefined(C.andOf(Guard, C.notOf(privateInBounds(P, Bits))),
+                 "read outside " + P.Buffer + " or misaligned", From);
+    auto [Value, Written] = privateRead(P, Bits, Guard);
     if (Defined)
-      *Defined = ValueDefined;
+      *Defined = Written;
     else
-      addUndefined(C.andOf(Guard, C.notOf(ValueDefined)),
-                   "read of " + P.Buffer +
-                       " where it holds nothing stored, or outside it",
-                   From);
+      addUndefined(C.andOf(Guard, C.notOf(Written)),
+                   "read of " + P.Buffer + " where nothing was stored", From);
     return Value;
   }
   std::vector<const Expr *> Parts;

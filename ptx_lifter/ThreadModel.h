@@ -165,10 +165,11 @@ public:
   /// own fallback). Throws ir::UnsupportedError for an address that is not
   /// a parameter's buffer, shared memory or a private object plus an
   /// offset, or an access narrower than the buffer's element. A private
-  /// object's bytes may hold nothing defined (never stored, out of the
-  /// object, misaligned): Defined, when given, receives where they do (an
-  /// LLVM IR load is then poison); without it, reading them where Guard
-  /// holds is undefined behaviour (PTX has no poison).
+  /// object read outside it or misaligned is undefined behaviour; its
+  /// bytes may hold nothing defined (never stored): Defined, when given,
+  /// receives where they do (an LLVM IR load is then poison); without it,
+  /// reading them where Guard holds is undefined behaviour too (PTX has
+  /// no poison).
   const ir::Expr *load(ir::AddressSpace Space, const ir::Expr *Address,
                        unsigned Bits, const ir::Expr *Guard,
                        const ir::Origin &From,
@@ -282,9 +283,11 @@ private:
   /// Splits Address against the private objects' bases (Place::Private
   /// stays -1 when it is none of theirs).
   std::optional<Place> resolvePrivate(const ir::Expr *Address);
-  /// Bits bits of object P.Private at P.Offset, and where they are defined.
+  /// Bits bits of object P.Private at P.Offset, read where Guard holds,
+  /// and where they hold what was stored (inside the object: the caller
+  /// asks privateInBounds).
   std::pair<const ir::Expr *, const ir::Expr *>
-  privateRead(const Place &P, unsigned Bits);
+  privateRead(const Place &P, unsigned Bits, const ir::Expr *Guard);
   void privateStore(const Place &P, const ir::Expr *Raw, const ir::Expr *Guard,
                     const ir::Expr *Defined, const ir::Origin &From);
   /// Where an access of Bits bits at P.Offset lies inside its object and

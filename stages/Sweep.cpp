@@ -88,14 +88,18 @@ private:
       }
       E.setSymbol(N, Value::ofBits(T, V));
     }
-    // A program id below its grid size.
+    // A program id below its grid size; half the time one of the first
+    // two, whose elements a small tensor's mask keeps (elsewhere every
+    // loaded value is the mask's zero, which tells nodes apart poorly).
     for (const Expr *Sym : Symbols)
       if (Sym->role() == SymbolRole::ProgramId) {
         std::string Grid = "nprog." + Sym->name().substr(4);
-        if (const Value *G = E.symbol(Grid))
-          E.setSymbol(Sym->name(),
-                      Value::ofBits(Sym->type(), Next() % std::max<uint64_t>(
-                                                              1, G->Bits)));
+        if (const Value *G = E.symbol(Grid)) {
+          uint64_t Bound = std::max<uint64_t>(1, G->Bits);
+          if (Next() & 1)
+            Bound = std::min<uint64_t>(Bound, 2);
+          E.setSymbol(Sym->name(), Value::ofBits(Sym->type(), Next() % Bound));
+        }
       }
     return E;
   }
@@ -116,6 +120,10 @@ public:
   static Interpreter::ReadSupplier reads() {
     return [](const std::string &Buffer, uint64_t Index, Type T) {
       uint64_t R = mix(hashName(Buffer) ^ mix(Index));
+      // Floats mostly small, a quarter of them any bits: what only huge
+      // arguments reach (sine's Payne-Hanek reduction) is simulated too.
+      if (T.isFloat() && (R >> 62) == 0)
+        return Value::ofBits(T, R);
       if (T.isFloat())
         return Value::ofDouble(T, double(int64_t(R % 2001) - 1000) / 8.0);
       return Value::ofBits(T, R);
@@ -128,17 +136,48 @@ private:
   const SweepOptions &Options;
 };
 
+/// An integer product or quotient of two variables: a large circuit.
+bool isProduct(const Expr *N) {
+  switch (N->op()) {
+  case Op::Mul:
+    return !N->operand(0)->isConst() && !N->operand(1)->isConst();
+  case Op::UMulHi:
+  case Op::SMulHi:
+  case Op::UDiv:
+  case Op::SDiv:
+  case Op::URem:
+  case Op::SRem:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// T != S with the nodes they share cut off: a node both contain becomes a
 /// free variable (one per node), so the query holds only what differs. A
 /// proof for every value of the cut variables is a proof for the values
 /// they have; a counterexample may be spurious and is not trusted.
-const Expr *differenceWithCuts(Context &C, const Expr *T, const Expr *S) {
+const Expr *differenceWithCuts(Context &C, const Expr *T, const Expr *S,
+                               bool OnlyProducts = false) {
   const Expr *TRoot[] = {T}, *SRoot[] = {S};
   std::vector<const Expr *> TNodes = postOrder(TRoot), SNodes = postOrder(SRoot);
   std::unordered_set<const Expr *> InT(TNodes.begin(), TNodes.end());
+  // OnlyProducts: only shared products (and what lies above them) are cut;
+  // the cheap bits they are chosen by keep what ties them together.
+  std::unordered_set<const Expr *> AboveProducts;
+  if (OnlyProducts)
+    for (const std::vector<const Expr *> *Nodes : {&TNodes, &SNodes})
+      for (const Expr *N : *Nodes) {
+        bool Is = isProduct(N);
+        for (const Expr *O : N->operands())
+          Is |= AboveProducts.count(O) > 0;
+        if (Is)
+          AboveProducts.insert(N);
+      }
   std::unordered_set<const Expr *> Shared;
   for (const Expr *N : SNodes)
-    if (InT.count(N) && !N->isConst() && N->op() != Op::Symbol)
+    if (InT.count(N) && !N->isConst() && N->op() != Op::Symbol &&
+        (!OnlyProducts || AboveProducts.count(N)))
       Shared.insert(N);
   std::unordered_map<const Expr *, const Expr *> Memo;
   std::function<const Expr *(const Expr *)> Cut = [&](const Expr *N) {
@@ -178,6 +217,16 @@ const Expr *differenceWithCuts(Context &C, const Expr *T, const Expr *S) {
 }
 
 bool sweptType(Type T) { return T.isInt() || T.isFloat(); }
+
+/// Whether a query holds integer multiplication or division by a
+/// variable, which bit-blasting turns into large circuits.
+bool multiplies(const Expr *Differs) {
+  const Expr *Roots[] = {Differs};
+  for (const Expr *N : postOrder(Roots))
+    if (isProduct(N))
+      return true;
+  return false;
+}
 
 /// Float arithmetic that the query would bit-blast (after the cuts).
 unsigned arithmeticCost(const Expr *Differs) {
@@ -331,6 +380,36 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
             const Expr *Differs =
                 Floats ? nullptr : C.icmp(ICmpPredicate::Ne, M, Candidate);
             bool Cut = Floats || arithmeticCost(Differs) > 0;
+            // Integers that differ only above products the two share (the
+            // partial products of a multi-word multiplication, chosen by
+            // offsets spelled differently) are proved at once with the
+            // shared products cut off; asked whole, the products are
+            // bit-blasted, mostly past the time limit. A refutation with
+            // the products free may be spurious, so it is not trusted: the
+            // node stays as it is (undecided). Only where products remain
+            // after the cuts is the whole question asked.
+            if (!Cut && multiplies(Differs)) {
+              const Expr *WithCuts =
+                  differenceWithCuts(C, M, Candidate, /*OnlyProducts=*/true);
+              smt::SolverOptions CS = S;
+              CS.TimeoutMs = std::min(CS.TimeoutMs, O.FloatQueryTimeoutMs);
+              bool Proved = false;
+              if (!multiplies(WithCuts))
+                Proved = smt::solve({"sweep", WithCuts, Assumptions,
+                                     smt::Mode::IEEE},
+                                    CS)
+                             .Kind == smt::Outcome::Proved;
+              if (Proved) {
+                ++R.Proved;
+                R.Merged[N] = Candidate;
+                M = Candidate;
+                break;
+              }
+              if (!multiplies(WithCuts)) {
+                ++R.Undecided;
+                continue;
+              }
+            }
             if (Cut)
               Differs = differenceWithCuts(C, M, Candidate);
             // The float pass is for choices spelled differently (selects,

@@ -11,6 +11,8 @@
 
 #include "ir/Errors.h"
 
+#include <algorithm>
+
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
@@ -219,7 +221,7 @@ void FunctionLifter::liftBlock(const llvm::BasicBlock &B) {
   M.setPathCondition(P->isTrue() ? nullptr : P);
   unsigned K = 0;
   for (const llvm::PHINode &Phi : B.phis()) {
-    withSites(Phi, [&] { define(Phi, mergePhi(In, K, Phi.getType())); });
+    withSites(Phi, [&] { define(Phi, mergePhi(In, K, Phi.getType(), P)); });
     ++K;
   }
   for (const llvm::Instruction &I : B)
@@ -259,8 +261,38 @@ const Expr *FunctionLifter::pathOf(const llvm::BasicBlock &B,
   return anyOf(In);
 }
 
+namespace {
+
+/// The conjuncts of an i1, in order (itself when it is no conjunction).
+void conjunctsOf(const Expr *E, std::vector<const Expr *> &Out) {
+  if (E->op() == Op::And && E->type().isBool()) {
+    for (const Expr *O : E->operands())
+      conjunctsOf(O, Out);
+    return;
+  }
+  Out.push_back(E);
+}
+
+/// Edge as it matters where Path holds: without the conjuncts it shares
+/// with Path (all of Path's, or Edge unchanged).
+const Expr *withinPath(Context &C, const Expr *Edge, const Expr *Path) {
+  std::vector<const Expr *> Of, Known;
+  conjunctsOf(Edge, Of);
+  conjunctsOf(Path, Known);
+  for (const Expr *K : Known)
+    if (!K->isTrue() && std::find(Of.begin(), Of.end(), K) == Of.end())
+      return Edge;
+  const Expr *R = C.trueExpr();
+  for (const Expr *L : Of)
+    if (std::find(Known.begin(), Known.end(), L) == Known.end())
+      R = C.andOf(R, L);
+  return R;
+}
+
+} // namespace
+
 Lanes FunctionLifter::mergePhi(const std::vector<EdgeIn> &In, unsigned K,
-                               llvm::Type *T) {
+                               llvm::Type *T, const Expr *BlockPath) {
   if (In.empty()) {
     Lanes L;
     for (Type LT : laneTypes(T))
@@ -268,11 +300,16 @@ Lanes FunctionLifter::mergePhi(const std::vector<EdgeIn> &In, unsigned K,
     return L;
   }
   // Exactly one incoming edge holds when the block runs: the last is the
-  // default of the select chain.
+  // default of the select chain. The phi's value matters only where the
+  // block runs, so each edge is asked only what tells it from the block's
+  // own path (as the PTX lifter joins paths: two lowerings of one branch
+  // then choose alike).
   Lanes R = In.back().Phis[K];
-  for (size_t E = In.size() - 1; E-- > 0;)
+  for (size_t E = In.size() - 1; E-- > 0;) {
+    const Expr *Cond = withinPath(C, In[E].Cond, BlockPath);
     for (unsigned L = 0; L < R.size(); ++L)
-      R[L] = selectLane(In[E].Cond, In[E].Phis[K][L], R[L]);
+      R[L] = selectLane(Cond, In[E].Phis[K][L], R[L]);
+  }
   return R;
 }
 

@@ -191,7 +191,8 @@ private:
   const ir::Expr *pathOf(const llvm::BasicBlock &B,
                          const std::vector<EdgeIn> &In);
   const ir::Expr *anyOf(const std::vector<EdgeIn> &In);
-  Lanes mergePhi(const std::vector<EdgeIn> &In, unsigned K, llvm::Type *T);
+  Lanes mergePhi(const std::vector<EdgeIn> &In, unsigned K, llvm::Type *T,
+                 const ir::Expr *BlockPath);
   const llvm::Loop *childOf(const llvm::Loop *Parent,
                             const llvm::BasicBlock *B) const;
   Region &region(const llvm::Loop *L);

@@ -268,6 +268,12 @@ TEST(Folding, OneChoiceIsOneNode) {
             C.select(C.orOf(A, C.notOf(B)), X, Y));
   EXPECT_EQ(C.select(A, C.select(A, X, Y), Y), C.select(A, X, Y));
   EXPECT_EQ(C.select(A, X, C.select(A, Y, X)), X);
+  // Inside a select on a, an inner condition `a and b` is b in the true
+  // arm and false in the other (two joins of one branch in other orders).
+  const Expr *Z = C.symbol("z", F32);
+  EXPECT_EQ(C.select(A, C.select(C.andOf(A, B), X, Y), Z),
+            C.select(A, C.select(B, X, Y), Z));
+  EXPECT_EQ(C.select(A, Z, C.select(C.andOf(B, A), X, Y)), C.select(A, Z, Y));
   // A select of a float's bits, read back as a float, is the float select.
   const Expr *OnBits = C.select(A, C.intConst(I32, 0),
                                 C.cast(Op::Bitcast, X, I32));

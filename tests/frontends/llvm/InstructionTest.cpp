@@ -391,13 +391,13 @@ TEST(LlvmInstructions, NoKernelIsAnInputError) {
 
 TEST(LlvmInstructions, UnmodelledInstructionIsUnsupportedAtItsLine) {
   Context C;
-  std::string Text = kernel("ptr addrspace(1) %out", "  %p = alloca i32\n"
+  std::string Text = kernel("ptr addrspace(1) %out", "  fence seq_cst\n"
                                                      "  ret void\n");
   try {
     lift(C, Text, {{true, I32}});
     FAIL() << "no error";
   } catch (const UnsupportedError &E) {
-    EXPECT_EQ(E.What, "unsupported instruction alloca");
+    EXPECT_EQ(E.What, "unsupported instruction fence");
     EXPECT_EQ(E.Where.File, "test.ll");
     EXPECT_EQ(E.Where.Line, 4u);
   }

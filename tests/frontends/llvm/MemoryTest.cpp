@@ -276,8 +276,19 @@ TEST(LlvmMemory, InferredInterfaceTakesTheIndexedType) {
 }
 
 // An alloca is the thread's own memory: a load reads back what the
-// thread stored, through the stores in order, and is poison where nothing
-// was stored or outside the object. Nothing of it is an effect.
+// thread stored, through the stores in order, is poison where nothing was
+// stored, and undefined outside the object. Nothing of it is an effect.
+
+/// The condition of L's undefined behaviour whose reason mentions What.
+const Expr *undefinedFor(const LlvmLift &L, const std::string &What) {
+  for (const UndefinedBehavior &U : L.Thread.Effects.Undefined)
+    if (U.Reason.find(What) != std::string::npos)
+      return U.Condition;
+  ADD_FAILURE() << "no undefined behaviour for " << What;
+  static Context C;
+  return C.falseExpr();
+}
+
 TEST(LlvmMemory, AnAllocaHoldsWhatTheThreadStored) {
   Context C;
   LlvmLift L = lift(
@@ -305,9 +316,13 @@ TEST(LlvmMemory, AnAllocaHoldsWhatTheThreadStored) {
     EXPECT_EQ(eval(W.Value, E).Bits, uint64_t(Want)) << K;
     EXPECT_TRUE(eval(W.Defined, E).isTrue()) << K;
   }
-  for (int K : {2, 4, -1}) { // never stored, past the end, before it
+  const Expr *Outside = undefinedFor(L, "read outside %a");
+  E.setSymbol("arg1", i32(2)); // never stored
+  EXPECT_FALSE(eval(W.Defined, E).isTrue());
+  EXPECT_FALSE(eval(Outside, E).isTrue());
+  for (int K : {4, -1}) { // past the end, before it
     E.setSymbol("arg1", i32(K));
-    EXPECT_FALSE(eval(W.Defined, E).isTrue()) << K;
+    EXPECT_TRUE(eval(Outside, E).isTrue()) << K;
   }
 }
 
@@ -332,7 +347,7 @@ TEST(LlvmMemory, AConstantTableIsReadByIndex) {
   EXPECT_EQ(eval(W.Value, E).Bits, 30u);
   EXPECT_TRUE(eval(W.Defined, E).isTrue());
   E.setSymbol("arg1", i32(3));
-  EXPECT_FALSE(eval(W.Defined, E).isTrue());
+  EXPECT_TRUE(eval(undefinedFor(L, "read outside @tab"), E).isTrue());
   // A table the module also writes is not one.
   EXPECT_THROW(
       lift(C,

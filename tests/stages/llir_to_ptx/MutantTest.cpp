@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -65,9 +66,11 @@ std::string name(const testing::TestParamInfo<Case> &I) {
 /// A corpus bundle's first launch: its LLVM IR and PTX, checked with the
 /// options its metadata gives and the PTX as given or mutated.
 struct PtxPair {
-  explicit PtxPair(const std::string &Bundle)
-      : M(bundle::loadBundle(std::string(STAGECHECK_TEST_DIR "/corpus/") +
-                             Bundle)),
+  /// Bundle: a directory under tests/ (a corpus bundle by default).
+  explicit PtxPair(const std::string &Bundle,
+                   const std::string &Under = "corpus")
+      : M(bundle::loadBundle(std::string(STAGECHECK_TEST_DIR "/") + Under +
+                             "/" + Bundle)),
         L(*M.launches().at(0)), Llir{test::fileText(L.file("llir")),
                                      L.file("llir")},
         Ptx{test::fileText(L.file("ptx")), L.file("ptx")},
@@ -170,6 +173,36 @@ TEST(PtxMutantAlike, AnExactConversionIsProvedInAnyRounding) {
   for (const stages::QueryReport &Q : R.Queries)
     AtThePlaces += Q.Reason.find("where the two values part") != std::string::npos;
   EXPECT_GT(AtThePlaces, 0u);
+}
+
+// Sine and cosine (bench/heldout4/inductor_sin_cos): from 105615 on,
+// libdevice's Payne-Hanek reduction multiplies the argument by the 2/pi
+// table word by word through the carry flag (mad.lo.cc, madc.hi) and keeps
+// the partial products in a local array, which llc lays out as a .local
+// depot addressed in 32 bits where the LLVM IR indexes an alloca.
+TEST(PtxTrig, SineAndCosineAreProved) {
+  PtxPair P("inductor_sin_cos", "../bench/heldout4");
+  stages::PairResult R = P.check(P.Ptx.Text);
+  EXPECT_EQ(R.Kind, stages::Verdict::Proved)
+      << stages::spelling(R.Kind) << ": " << R.Reason;
+}
+
+// The carry into a partial product's high word dropped (madc.hi made
+// mad.hi): only huge arguments take that path, and one is found.
+TEST(PtxTrig, ADroppedCarryIsACounterexampleAtAHugeArgument) {
+  PtxPair P("inductor_sin_cos", "../bench/heldout4");
+  std::string Text = P.Ptx.Text;
+  size_t At = Text.find("madc.hi.u32     %r97");
+  ASSERT_NE(At, std::string::npos);
+  Text.replace(At, 4, "mad");
+  stages::PairResult R = P.check(Text);
+  ASSERT_EQ(R.Kind, stages::Verdict::Counterexample)
+      << stages::spelling(R.Kind) << ": " << R.Reason;
+  ASSERT_TRUE(R.Cex);
+  bool Huge = false;
+  for (const auto &[Key, V] : R.Cex->Inputs.reads())
+    Huge |= Key.first == "arg0" && std::fabs(V.asDouble()) >= 105615.0;
+  EXPECT_TRUE(Huge) << R.Cex->Explanation;
 }
 
 } // namespace
