@@ -107,16 +107,41 @@ NameScope namesOf(const Module &M, const Function &F) {
   return Names;
 }
 
+/// Whether O names Name (itself, or as an address's base).
+bool names(const Operand &O, const std::string &Name) {
+  if (O.isName() && O.Text == Name)
+    return true;
+  for (const Operand &E : O.Elements)
+    if (names(E, Name))
+      return true;
+  return false;
+}
+
 /// A .local variable, or a .global/.const table with an integer
-/// initializer (read only: a store to it is not modelled), as a private
-/// object of the model; null for any other variable.
-const Expr *privateVariable(ThreadModel &Model, const Variable &V,
-                            const std::string &FileName) {
+/// initializer that no other function of the module uses (read only: a
+/// store to it by the kernel is not modelled), as a private object of the
+/// model; null for any other variable.
+const Expr *privateVariable(ThreadModel &Model, const Module &M,
+                            const Function &F, const Variable &V) {
+  const std::string &FileName = M.FileName;
   bool Local = V.Space == "local";
   bool Table = (V.Space == "global" || V.Space == "const") && !V.IsExtern &&
                !V.Initializer.empty();
   if (!Local && !Table)
     return nullptr;
+  // Another kernel of the module could write the table while this one
+  // reads it.
+  if (Table)
+    for (const Function &Other : M.Functions)
+      if (&Other != &F)
+        for (const Statement &S : Other.Body)
+          if (!S.isLabel())
+            for (const Operand &O : S.Inst.Operands)
+              if (names(O, V.Name))
+                throw UnsupportedError({FileName, V.Line, 0},
+                                       "the table " + V.Name +
+                                           " is used by " + Other.Name +
+                                           " too");
   unsigned ElementBits = 0;
   for (char Ch : V.Type.substr(V.Type.empty() ? 0 : 1))
     ElementBits = ElementBits * 10 + unsigned(Ch - '0');
@@ -211,7 +236,7 @@ PtxLift liftPtxText(Context &C, std::string_view Text,
   for (const std::vector<Variable> *Vars :
        {&std::as_const(M.Variables), &F.Variables})
     for (const Variable &V : *Vars)
-      if (const Expr *Base = privateVariable(Model, V, FileName))
+      if (const Expr *Base = privateVariable(Model, M, F, V))
         Names.PrivateVariables[V.Name] = Base;
   PtxLift Result;
   Executor X(Model, Registers, std::move(Names),

@@ -335,4 +335,13 @@ TEST(PtxMemory, AnInitializedGlobalTableIsReadByIndex) {
   EXPECT_THROW(liftPtxText(C, Stores, "k.ptx",
                            interface(Type::i(32), {Type::i(32)})),
                UnsupportedError);
+  // Nor is one another kernel of the module could write meanwhile.
+  std::string Shared = Module + ".visible .entry k2()\n{\n\t.reg .b64 %rd<2>;\n"
+                                "\tmov.b64 %rd1, tab;\n\tret;\n}\n";
+  try {
+    liftPtxText(C, Shared, "k.ptx", interface(Type::i(32), {Type::i(32)}));
+    ADD_FAILURE() << "a table k2 uses too was read";
+  } catch (const UnsupportedError &E) {
+    EXPECT_NE(E.What.find("is used by k2 too"), std::string::npos) << E.What;
+  }
 }
