@@ -1151,6 +1151,21 @@ const Expr *Context::sextOrTrunc(const Expr *A, Type To) {
   return cast(Op::Trunc, A, To);
 }
 
+std::vector<const Expr *> conjunctsOf(const Expr *E) {
+  std::vector<const Expr *> Out, Work = {E};
+  while (!Work.empty()) {
+    const Expr *N = Work.back();
+    Work.pop_back();
+    if (N->op() == Op::And && N->type().isBool()) {
+      for (auto It = N->operands().rbegin(); It != N->operands().rend(); ++It)
+        Work.push_back(*It);
+    } else if (!N->isTrue()) {
+      Out.push_back(N);
+    }
+  }
+  return Out;
+}
+
 std::vector<const Expr *> postOrder(std::span<const Expr *const> Roots) {
   std::vector<const Expr *> Order;
   std::unordered_set<const Expr *> Seen;

@@ -258,6 +258,10 @@ private:
 /// Operands in post-order (each node after its operands), each once.
 std::vector<const Expr *> postOrder(std::span<const Expr *const> Roots);
 
+/// The conjuncts of an i1 through nested `and`s, in order, without `true`
+/// ones (itself when it is no conjunction).
+std::vector<const Expr *> conjunctsOf(const Expr *E);
+
 } // namespace stagecheck::ir
 
 #endif

@@ -29,23 +29,11 @@ uint64_t layoutAddress(unsigned K) {
   return (uint64_t(1) << 40) + (uint64_t(K) << 32);
 }
 
-/// The conjuncts of an i1 (itself when it is no conjunction).
-void conjuncts(const Expr *E, std::set<const Expr *> &Out) {
-  if (E->op() == Op::And && E->type().isBool()) {
-    for (const Expr *O : E->operands())
-      conjuncts(O, Out);
-    return;
-  }
-  Out.insert(E);
-}
-
 /// Whether every conjunct of Writer is one of Reader's: a store on every
 /// path the load is on.
 bool guardedAlike(const Expr *Writer, const std::set<const Expr *> &Reader) {
-  std::set<const Expr *> W;
-  conjuncts(Writer, W);
-  for (const Expr *L : W)
-    if (!L->isTrue() && !Reader.count(L))
+  for (const Expr *L : conjunctsOf(Writer))
+    if (!Reader.count(L))
       return false;
   return true;
 }
@@ -65,7 +53,8 @@ const Expr *decidedUnder(const Expr *V, const std::set<const Expr *> &Reader) {
 const Expr *ThreadModel::privateObject(const std::string &Name,
                                        uint64_t Bytes,
                                        std::vector<uint8_t> Initial,
-                                       bool ReadOnly) {
+                                       bool ReadOnly,
+                                       std::vector<AddressSpace> AccessedAs) {
   if (!Initial.empty() && Initial.size() != Bytes)
     throw IRError("private object " + Name + " has " +
                   std::to_string(Initial.size()) + " initial bytes, not " +
@@ -76,7 +65,8 @@ const Expr *ThreadModel::privateObject(const std::string &Name,
   const Expr *Base =
       C.symbol("private." + std::to_string(Objects.size()) + "." + Name,
                Type::i(64), SymbolRole::Free);
-  Objects.push_back({Name, Base, Bytes, std::move(Initial), ReadOnly});
+  Objects.push_back({Name, Base, Bytes, std::move(Initial), ReadOnly,
+                     std::move(AccessedAs)});
   return Base;
 }
 
@@ -105,8 +95,9 @@ ThreadModel::privateRead(const Place &P, unsigned Bits, const Expr *Guard) {
   // predicate; elsewhere a select at the join discards it). A store whose
   // guard Guard implies took place there, so its guard need not be asked:
   // two stages that spell the same path differently then read alike.
-  std::set<const Expr *> ReadConjuncts;
-  conjuncts(Guard, ReadConjuncts);
+  std::vector<const Expr *> GuardConjuncts = conjunctsOf(Guard);
+  std::set<const Expr *> ReadConjuncts(GuardConjuncts.begin(),
+                                       GuardConjuncts.end());
   std::vector<PrivateWrite> Writes;
   bool SameWidth = true;
   for (const PrivateWrite &W : PrivateWrites)
@@ -218,18 +209,8 @@ void ThreadModel::refuseEscapedAddresses() {
   // address; any layout in which no object wraps answers them alike.
   for (UndefinedBehavior &U : Result.Effects.Undefined)
     U.Condition = substitute(C, U.Condition, Layout);
-  std::vector<const Expr *> Roots;
-  for (const Write &W : Result.Effects.Writes)
-    Roots.insert(Roots.end(), {W.Guard, W.Index, W.Value, W.Defined});
-  for (const Atomic &A : Result.Effects.Atomics) {
-    Roots.insert(Roots.end(), {A.Guard, A.Index, A.Value});
-    if (A.Compare)
-      Roots.push_back(A.Compare);
-  }
-  for (const Exchange &X : Result.Exchanges) {
-    Roots.push_back(X.Guard);
-    Roots.insert(Roots.end(), X.Operands.begin(), X.Operands.end());
-  }
+  // (The undefined behaviour's conditions, substituted, hold no address.)
+  std::vector<const Expr *> Roots = rootsOf(Result);
   for (const GlobalRead &R : Result.GlobalReads)
     Roots.insert(Roots.end(), {R.Guard, R.Index});
   Roots.insert(Roots.end(), Result.Assumptions.begin(),

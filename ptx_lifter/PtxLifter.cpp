@@ -151,20 +151,21 @@ const Expr *privateVariable(ThreadModel &Model, const Module &M,
                            "variable " + V.Name + " of type ." + V.Type);
   uint64_t ElementBytes = ElementBits / 8;
   uint64_t Count = std::max<uint64_t>(V.ArraySize, 1);
-  if (!Local && V.Initializer.size() > Count)
+  if (Local)
+    return Model.privateObject(V.Name, Count * ElementBytes, {},
+                               /*ReadOnly=*/false, {AddressSpace::Local});
+  if (V.Initializer.size() > Count)
     throw InputError({FileName, V.Line, 0},
                      "variable " + V.Name + " has more initializers than " +
                          "elements");
-  std::vector<uint8_t> Bytes;
-  if (Table) {
-    // Elements not listed are zero; each is stored lowest byte first.
-    Bytes.assign(Count * ElementBytes, 0);
-    for (size_t K = 0; K < V.Initializer.size(); ++K)
-      for (uint64_t B = 0; B < ElementBytes; ++B)
-        Bytes[K * ElementBytes + B] = uint8_t(V.Initializer[K] >> (8 * B));
-  }
+  // Elements not listed are zero; each is stored lowest byte first.
+  std::vector<uint8_t> Bytes(Count * ElementBytes, 0);
+  for (size_t K = 0; K < V.Initializer.size(); ++K)
+    for (uint64_t B = 0; B < ElementBytes; ++B)
+      Bytes[K * ElementBytes + B] = uint8_t(V.Initializer[K] >> (8 * B));
   return Model.privateObject(V.Name, Count * ElementBytes, std::move(Bytes),
-                             /*ReadOnly=*/Table);
+                             /*ReadOnly=*/true,
+                             {AddressSpace::Global, AddressSpace::Generic});
 }
 
 std::array<unsigned, 3> blockDim(const Function &F) {

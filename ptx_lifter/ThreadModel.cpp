@@ -239,8 +239,15 @@ ThreadModel::Place ThreadModel::resolve(AddressSpace Space,
                                            From.Op + ")");
     return {"", C.zextOrTrunc(S->Offset, I64)};
   }
-  if (auto P = resolvePrivate(Address))
+  if (auto P = resolvePrivate(Address)) {
+    const std::vector<AddressSpace> &Spaces = Objects[size_t(P->Private)].AccessedAs;
+    if (std::find(Spaces.begin(), Spaces.end(), Space) == Spaces.end())
+      throw UnsupportedError(From.Loc, P->Buffer + " accessed in address "
+                                                   "space " +
+                                           std::to_string(unsigned(Space)) +
+                                           " (" + From.Op + ")");
     return *P;
+  }
   if (Space == AddressSpace::Local)
     throw UnsupportedError(From.Loc, "local address that is not a local "
                                      "object plus an offset (" +
@@ -563,6 +570,24 @@ void ThreadModel::assume(const Expr *Condition) {
 
 void ThreadModel::bound(const std::string &Line) {
   Result.Bounds.push_back(Line);
+}
+
+std::vector<const Expr *> rootsOf(const ThreadEffects &T) {
+  std::vector<const Expr *> Roots;
+  for (const Write &W : T.Effects.Writes)
+    Roots.insert(Roots.end(), {W.Guard, W.Index, W.Value, W.Defined});
+  for (const Atomic &A : T.Effects.Atomics) {
+    Roots.insert(Roots.end(), {A.Guard, A.Index, A.Value});
+    if (A.Compare)
+      Roots.push_back(A.Compare);
+  }
+  for (const UndefinedBehavior &U : T.Effects.Undefined)
+    Roots.push_back(U.Condition);
+  for (const Exchange &X : T.Exchanges) {
+    Roots.push_back(X.Guard);
+    Roots.insert(Roots.end(), X.Operands.begin(), X.Operands.end());
+  }
+  return Roots;
 }
 
 ThreadEffects ThreadModel::finish() {

@@ -99,6 +99,10 @@ struct ThreadEffects {
   std::vector<unsigned> WriteExchangeCounts;
 };
 
+/// Every expression T's effects hold (writes, atomics, undefined
+/// behaviour, exchanges), for walking what a side computes.
+std::vector<const ir::Expr *> rootsOf(const ThreadEffects &T);
+
 /// Builds a ThreadEffects while a frontend walks a kernel. Frontends keep
 /// their own registers / SSA values; this class owns memory, special
 /// registers, parameters and communication.
@@ -188,12 +192,16 @@ public:
   /// PTX's .local depot (Initial empty: a byte holds what this thread
   /// stored there, nothing defined before), or a constant table of the
   /// module (Initial: its bytes, and ReadOnly). Returns its address (i64).
+  /// AccessedAs: the state spaces whose accesses reach it (an alloca's
+  /// generic address; PTX's depot address only through .local, the local
+  /// window not being a generic address); another is not modelled.
   /// Two stages need not lay such objects out alike: only the values read
   /// back are compared. Accesses must be aligned to their width and inside
   /// the object. finish() refuses effects that depend on an object's
   /// address itself (an address that escapes).
   const ir::Expr *privateObject(const std::string &Name, uint64_t Bytes,
-                                std::vector<uint8_t> Initial, bool ReadOnly);
+                                std::vector<uint8_t> Initial, bool ReadOnly,
+                                std::vector<ir::AddressSpace> AccessedAs);
 
   /// The byte offset (i64) of a shared-memory address from the shared
   /// base, so that the operands of shared-memory events (ldmatrix,
@@ -273,6 +281,7 @@ private:
     uint64_t Bytes;
     std::vector<uint8_t> Initial;
     bool ReadOnly;
+    std::vector<ir::AddressSpace> AccessedAs;
   };
   struct PrivateWrite {
     unsigned Object;

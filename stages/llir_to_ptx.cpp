@@ -29,6 +29,7 @@ using stagecheck::llvmir::LlvmLift;
 using stagecheck::ptx::Exchange;
 using stagecheck::ptx::PtxLift;
 using stagecheck::ptx::ThreadEffects;
+using stagecheck::ptx::rootsOf;
 
 namespace stagecheck::stages {
 
@@ -58,25 +59,6 @@ std::string readText(const std::string &Path) {
   std::ostringstream S;
   S << In.rdbuf();
   return S.str();
-}
-
-/// Every expression an effect list holds, for walking what a side computes.
-std::vector<const Expr *> rootsOf(const ThreadEffects &T) {
-  std::vector<const Expr *> Roots;
-  for (const Write &W : T.Effects.Writes)
-    Roots.insert(Roots.end(), {W.Guard, W.Index, W.Value, W.Defined});
-  for (const Atomic &A : T.Effects.Atomics) {
-    Roots.insert(Roots.end(), {A.Guard, A.Index, A.Value});
-    if (A.Compare)
-      Roots.push_back(A.Compare);
-  }
-  for (const UndefinedBehavior &U : T.Effects.Undefined)
-    Roots.push_back(U.Condition);
-  for (const Exchange &X : T.Exchanges) {
-    Roots.push_back(X.Guard);
-    Roots.insert(Roots.end(), X.Operands.begin(), X.Operands.end());
-  }
-  return Roots;
 }
 
 /// Applies F to every expression of T (F is memoized by the caller).

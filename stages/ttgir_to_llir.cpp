@@ -699,11 +699,15 @@ std::vector<Side> Checker::instances(const Effects &E, uint64_t Limit) {
 
 namespace {
 
-/// The named functions E's writes call.
+/// The named functions E's effects call.
 std::set<std::string> calledFunctions(const Effects &E) {
   std::vector<const Expr *> Roots;
   for (const Write &W : E.Writes)
     Roots.insert(Roots.end(), {W.Guard, W.Index, W.Value, W.Defined});
+  for (const Atomic &A : E.Atomics)
+    Roots.insert(Roots.end(), {A.Guard, A.Index, A.Value});
+  for (const UndefinedBehavior &U : E.Undefined)
+    Roots.push_back(U.Condition);
   std::set<std::string> Names;
   for (const Expr *N : postOrder(Roots))
     if (N->op() == Op::Call)

@@ -263,24 +263,12 @@ const Expr *FunctionLifter::pathOf(const llvm::BasicBlock &B,
 
 namespace {
 
-/// The conjuncts of an i1, in order (itself when it is no conjunction).
-void conjunctsOf(const Expr *E, std::vector<const Expr *> &Out) {
-  if (E->op() == Op::And && E->type().isBool()) {
-    for (const Expr *O : E->operands())
-      conjunctsOf(O, Out);
-    return;
-  }
-  Out.push_back(E);
-}
-
 /// Edge as it matters where Path holds: without the conjuncts it shares
 /// with Path (all of Path's, or Edge unchanged).
 const Expr *withinPath(Context &C, const Expr *Edge, const Expr *Path) {
-  std::vector<const Expr *> Of, Known;
-  conjunctsOf(Edge, Of);
-  conjunctsOf(Path, Known);
+  std::vector<const Expr *> Of = conjunctsOf(Edge), Known = conjunctsOf(Path);
   for (const Expr *K : Known)
-    if (!K->isTrue() && std::find(Of.begin(), Of.end(), K) == Of.end())
+    if (std::find(Of.begin(), Of.end(), K) == Of.end())
       return Edge;
   const Expr *R = C.trueExpr();
   for (const Expr *L : Of)

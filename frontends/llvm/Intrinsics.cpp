@@ -89,7 +89,7 @@ Lanes FunctionLifter::liftNvvmArithmetic(const llvm::CallBase &Call,
     if (To == "i" || To == "ui" || To == "ll" || To == "ull") {
       Handled = true;
       RoundingMode Mode = *roundingOf(N.Parts[1]);
-      Type Result = Type::i(To.size() >= 2 && To.ends_with("ll") ? 64 : 32);
+      Type Result = Type::i(To.ends_with("ll") ? 64 : 32);
       bool Ftz = N.Ftz;
       return Each([&, Mode, Result, Signed, Ftz](Args A) {
         return C.cast(Signed ? Op::FPToSI : Op::FPToUI,

@@ -169,7 +169,8 @@ Lanes FunctionLifter::liftAlloca(const llvm::AllocaInst &I) {
     unsupported("alloca of a size known only at run time");
   std::string Name = I.hasName() ? "%" + I.getName().str() : "alloca";
   const Expr *Base =
-      M.privateObject(Name, Size->getFixedValue(), {}, /*ReadOnly=*/false);
+      M.privateObject(Name, Size->getFixedValue(), {}, /*ReadOnly=*/false,
+                      {AddressSpace::Generic, AddressSpace::Local});
   return {defined(C.zextOrTrunc(Base, Type::i(unsigned(
                                           Facts.Layout->getPointerSizeInBits(
                                               I.getAddressSpace())))))};

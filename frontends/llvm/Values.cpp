@@ -269,8 +269,10 @@ Lanes FunctionLifter::globalLanes(const llvm::GlobalVariable &G) {
       Content.assign(Raw.bytes_begin(), Raw.bytes_end());
     }
     if (Content.size() == Bytes && Bytes > 0) {
-      const Expr *Base = M.privateObject("@" + G.getName().str(), Bytes,
-                                         std::move(Content), /*ReadOnly=*/true);
+      const Expr *Base =
+          M.privateObject("@" + G.getName().str(), Bytes, std::move(Content),
+                          /*ReadOnly=*/true,
+                          {AddressSpace::Global, AddressSpace::Generic});
       return {defined(C.zextOrTrunc(
           Base, Type::i(scalarType(G.getType()).bits())))};
     }

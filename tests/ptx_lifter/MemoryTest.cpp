@@ -298,6 +298,28 @@ TEST(PtxMemory, TheLocalDepotHoldsWhatTheThreadStored) {
   }
 }
 
+// The depot's address is in the local window: a global (or generic)
+// access through it reaches other memory on the GPU.
+TEST(PtxMemory, TheLocalDepotThroughAnotherStateSpaceIsNotModelled) {
+  Context C;
+  for (const char *Access : {"st.global.b32", "st.b32"}) {
+    try {
+      lift(C,
+           Out + ".local .align 4 .b8 __local_depot0[8];\n"
+                 ".reg .b64 %SPL;\n"
+                 "mov.b64 %SPL, __local_depot0;\n"
+                 "mov.u32 %r1, 1;\n" +
+               std::string(Access) + " [%SPL], %r1;\nret;",
+           Type::i(32));
+      ADD_FAILURE() << Access << " through the depot's address accepted";
+    } catch (const UnsupportedError &E) {
+      EXPECT_NE(E.What.find("__local_depot0 accessed in address space"),
+                std::string::npos)
+          << E.What;
+    }
+  }
+}
+
 TEST(PtxMemory, ALocalAddressThatEscapesIsNotModelled) {
   Context C;
   EXPECT_THROW(lift(C,
@@ -335,6 +357,16 @@ TEST(PtxMemory, AnInitializedGlobalTableIsReadByIndex) {
   EXPECT_THROW(liftPtxText(C, Stores, "k.ptx",
                            interface(Type::i(32), {Type::i(32)})),
                UnsupportedError);
+  // More initializers than elements: malformed, at the variable's line.
+  std::string TooMany = Module;
+  TooMany.replace(TooMany.find("tab[8]"), 6, "tab[4]");
+  try {
+    liftPtxText(C, TooMany, "k.ptx", interface(Type::i(32), {Type::i(32)}));
+    ADD_FAILURE() << "six initializers of four elements accepted";
+  } catch (const InputError &E) {
+    EXPECT_EQ(E.Where.File, "k.ptx");
+    EXPECT_GT(E.Where.Line, 0u);
+  }
   // Nor is one another kernel of the module could write meanwhile.
   std::string Shared = Module + ".visible .entry k2()\n{\n\t.reg .b64 %rd<2>;\n"
                                 "\tmov.b64 %rd1, tab;\n\tret;\n}\n";
