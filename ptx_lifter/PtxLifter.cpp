@@ -151,6 +151,11 @@ const Expr *privateVariable(ThreadModel &Model, const Module &M,
                            "variable " + V.Name + " of type ." + V.Type);
   uint64_t ElementBytes = ElementBits / 8;
   uint64_t Count = std::max<uint64_t>(V.ArraySize, 1);
+  // PTX initializes only .global and .const variables: a .local one's
+  // initial bytes would be a promise nothing keeps.
+  if (Local && !V.Initializer.empty())
+    throw InputError({FileName, V.Line, 0},
+                     "variable " + V.Name + " of .local has initializers");
   if (Local)
     return Model.privateObject(V.Name, Count * ElementBytes, {},
                                /*ReadOnly=*/false, {AddressSpace::Local});

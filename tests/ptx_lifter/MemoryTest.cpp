@@ -320,6 +320,25 @@ TEST(PtxMemory, TheLocalDepotThroughAnotherStateSpaceIsNotModelled) {
   }
 }
 
+// PTX initializes only .global and .const variables.
+TEST(PtxMemory, AnInitializedLocalVariableIsAnInputError) {
+  Context C;
+  try {
+    lift(C,
+         Out + ".local .align 4 .b8 __local_depot0[8] = {1, 2};\n"
+               "mov.b64 %rd2, __local_depot0;\n"
+               "ld.local.b32 %r1, [%rd2];\n"
+               "st.global.b32 [%rd1], %r1;\nret;",
+         Type::i(32));
+    ADD_FAILURE() << "an initialized .local variable accepted";
+  } catch (const InputError &E) {
+    EXPECT_NE(E.Message.find("__local_depot0 of .local has initializers"),
+              std::string::npos)
+        << E.what();
+    EXPECT_GT(E.Where.Line, 0u);
+  }
+}
+
 TEST(PtxMemory, ALocalAddressThatEscapesIsNotModelled) {
   Context C;
   EXPECT_THROW(lift(C,
