@@ -5,6 +5,8 @@
 #include "ir/Functions.h"
 
 #include <chrono>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -78,22 +80,46 @@ z3::context &inheritedContext() {
   return *Made;
 }
 
-/// The child's whole job: encode, solve, and describe the answer in lines.
-///   proved | unknown <reason> | sat, then per leaf "<i> <hex>..."
-std::string solveInChild(const Query &Q, const std::vector<const Expr *> &Leaves,
-                         unsigned TimeoutMs, unsigned Seed) {
+/// The resource units the solver's context has counted since it was made.
+uint64_t unitsCounted(z3::solver &S) {
+  z3::stats Stats = S.statistics();
+  for (unsigned I = 0; I < Stats.size(); ++I)
+    if (Stats.key(I) == "rlimit count")
+      return Stats.is_uint(I) ? Stats.uint_value(I)
+                              : uint64_t(Stats.double_value(I));
+  return 0;
+}
+
+/// A context for the attempts made in this process, apart from the one the
+/// children inherit (which must stay as made).
+z3::context &ownContext() {
+  static z3::context *Made = new z3::context;
+  return *Made;
+}
+
+/// One attempt's whole job: encode, solve, and describe the answer in lines:
+///   units <n>, then proved | unknown <reason> | sat, then per leaf
+///   "<i> <hex>..."
+std::string solveOnce(z3::context &Z, const Query &Q,
+                      const std::vector<const Expr *> &Leaves, uint64_t Units,
+                      unsigned Seed, uint64_t &Counted) {
   std::ostringstream Out;
   try {
-    z3::context &Z = inheritedContext();
     Encoder Enc(Z, Q.Arithmetic, Q.Arithmetic == Mode::IEEE);
     z3::expr_vector Assertions = encodeQuery(Enc, Q);
     z3::solver S = makeSolver(Z, Enc);
     z3::params P(Z);
-    P.set("timeout", TimeoutMs); // a hint; the parent enforces the limit
+    // Z3 counts these units whatever the machine's load, so an attempt
+    // gets as far on a busy machine as on an idle one.
+    P.set("rlimit", unsigned(std::min<uint64_t>(Units, UINT_MAX)));
     P.set("random_seed", Seed);
     S.set(P);
     S.add(Assertions);
-    switch (S.check()) {
+    z3::check_result Answer = S.check();
+    uint64_t Now = unitsCounted(S);
+    Out << "units " << Now - std::min(Now, Counted) << "\n";
+    Counted = Now;
+    switch (Answer) {
     case z3::unsat:
       Out << "proved\n";
       return Out.str();
@@ -221,19 +247,26 @@ struct Attempt {
   std::string Failure;
 };
 
-/// Runs one solver attempt in a child process, killed after SliceMs.
+/// Runs one solver attempt with Units of solver work: in this process
+/// (Here), or in a child process killed at KillAt.
 Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
-                   const SolverOptions &O, unsigned SliceMs, unsigned Seed) {
+                   const SolverOptions &O, uint64_t Units, unsigned Seed,
+                   std::chrono::steady_clock::time_point KillAt, bool Here) {
+  if (Here) {
+    static uint64_t OwnCounted = 0; // by ownContext() so far
+    return {Attempt::Answered,
+            solveOnce(ownContext(), Q, Leaves, Units, Seed, OwnCounted), ""};
+  }
   prepareSolverChildren();
   ChildOptions Child;
-  Child.KillAt =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(SliceMs);
+  Child.KillAt = KillAt;
   ChildOutcome C = runInChild(
       [&] {
         rlim_t Bytes = rlim_t(O.MemoryLimitMB) * 1024 * 1024;
         struct rlimit Limit = {Bytes, Bytes};
         setrlimit(RLIMIT_AS, &Limit);
-        return solveInChild(Q, Leaves, SliceMs, Seed);
+        uint64_t Counted = 0; // the inherited context was never used
+        return solveOnce(inheritedContext(), Q, Leaves, Units, Seed, Counted);
       },
       Child);
   switch (C.How) {
@@ -250,9 +283,71 @@ Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
   return {Attempt::Failed, "", Why};
 }
 
+/// Appends one line per attempt to the file STAGECHECK_SOLVER_LOG names:
+/// the units it was given and used, its wall-clock milliseconds and how it
+/// ended, from which UnitsPerMs is calibrated (scripts/calibrate_units.py).
+void logAttempt(const Query &Q, uint64_t Given, uint64_t Used, double Ms,
+                const std::string &Ending) {
+  static const char *Path = std::getenv("STAGECHECK_SOLVER_LOG");
+  if (!Path)
+    return;
+  if (FILE *F = std::fopen(Path, "a")) {
+    std::fprintf(F, "%llu\t%llu\t%.1f\t%s\t%s\n", (unsigned long long)Given,
+                 (unsigned long long)Used, Ms, Ending.c_str(), Q.Name.c_str());
+    std::fclose(F);
+  }
+}
+
 } // namespace
 
 namespace {
+
+/// The largest query whose first attempt runs in this process: in nodes,
+/// and in the operations that bit-blast into thousands of clauses each
+/// (its memory has no limit there, a child's has).
+constexpr size_t InProcessMaxNodes = 2000, InProcessMaxHeavyOps = 64;
+
+bool smallEnoughHere(const Query &Q) {
+  std::vector<const Expr *> Nodes = postOrder(roots(Q));
+  if (Nodes.size() > InProcessMaxNodes)
+    return false;
+  size_t Heavy = 0;
+  for (const Expr *N : Nodes) {
+    switch (category(N->op())) {
+    case OpCategory::FloatBinaryRounded:
+    case OpCategory::FloatUnaryRounded:
+    case OpCategory::FloatTernaryRounded:
+    case OpCategory::FloatToFloat:
+    case OpCategory::FloatToInt:
+    case OpCategory::IntToFloat:
+      ++Heavy;
+      break;
+    case OpCategory::IntBinary:
+      switch (N->op()) {
+      case Op::Mul:
+      case Op::UMulHi:
+      case Op::SMulHi:
+      case Op::UDiv:
+      case Op::SDiv:
+      case Op::URem:
+      case Op::SRem:
+        Heavy += !N->operand(0)->isConst() && !N->operand(1)->isConst();
+        break;
+      default:
+        break;
+      }
+      break;
+    default:
+      break;
+    }
+  }
+  return Heavy <= InProcessMaxHeavyOps;
+}
+
+std::string budgetSpent(unsigned TimeoutMs) {
+  return "timeout: the solver's budget of " + std::to_string(TimeoutMs) +
+         " ms of work was spent";
+}
 
 QueryResult solveWithin(const Query &Q, const SolverOptions &O,
                         std::chrono::steady_clock::time_point Start);
@@ -281,11 +376,14 @@ namespace {
 QueryResult solveWithin(const Query &Q, const SolverOptions &O,
                         std::chrono::steady_clock::time_point Start) {
   using Clock = std::chrono::steady_clock;
+  using std::chrono::milliseconds;
   QueryResult R;
+  double WorkMs = 0; // solver work spent, in units / UnitsPerMs
   auto Finish = [&](Outcome K, std::string Reason = "") {
     R.Kind = K;
     R.Reason = std::move(Reason);
     R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+    R.Work = WorkMs / 1000;
     if (!R.DumpedTo.empty())
       writeDump(Q, K, R.DumpedTo);
     return R;
@@ -297,37 +395,74 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
   R.DumpedTo = dumpPathFor(Q, O);
 
   std::vector<const Expr *> Leaves = modelLeaves(Q);
+  // A small query's first attempt runs in this process: starting a child
+  // costs more than most such queries take (tens of milliseconds against
+  // one), and the units bound it as they bound a child.
+  bool Here = smallEnoughHere(Q);
+  // The budget is solver work, counted by the solver; the wall clock only
+  // catches an attempt that stops counting (and the check's deadline).
+  auto WallEnd = Start + milliseconds(int64_t(WallClockSlack) * O.TimeoutMs +
+                                      WallClockGraceMs);
+  if (O.Deadline && *O.Deadline < WallEnd)
+    WallEnd = *O.Deadline;
   // Bit-blasted float queries have heavy-tailed running times that depend on
   // the solver's random seed: restart with a new seed in doubling slices.
-  unsigned Slice = std::min(O.TimeoutMs, 1000u);
+  double Slice = std::min(O.TimeoutMs, 1000u);
   for (unsigned Seed = 0;; ++Seed) {
-    auto Used = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    Clock::now() - Start).count();
-    if (Used >= O.TimeoutMs)
-      return Finish(Outcome::Unknown, "timeout after " +
-                                          std::to_string(O.TimeoutMs) + " ms");
-    unsigned Left = unsigned(O.TimeoutMs - Used);
+    if (WorkMs >= O.TimeoutMs)
+      return Finish(Outcome::Unknown, budgetSpent(O.TimeoutMs));
+    auto Now = Clock::now();
+    if (Now >= WallEnd)
+      return Finish(Outcome::Unknown,
+                    "timeout after " +
+                        std::to_string(std::chrono::duration_cast<milliseconds>(
+                                           Now - Start)
+                                           .count()) +
+                        " ms of wall-clock time");
+    double Left = O.TimeoutMs - WorkMs;
     // The last slice takes all that is left rather than a sliver.
-    unsigned ThisSlice = Left < 2 * Slice ? Left : Slice;
-    Attempt A = runAttempt(Q, Leaves, O, ThisSlice, Seed);
-    if (A.How == Attempt::Failed)
+    double ThisSlice = Left < 2 * Slice ? Left : Slice;
+    uint64_t Units = std::max<uint64_t>(1, uint64_t(ThisSlice * UnitsPerMs));
+    auto KillAt = std::min(
+        WallEnd, Now + milliseconds(int64_t(WallClockSlack * ThisSlice) +
+                                    WallClockGraceMs));
+    Attempt A = runAttempt(Q, Leaves, O, Units, Seed, KillAt, Here);
+    Here = false;
+    double AttemptMs =
+        std::chrono::duration<double, std::milli>(Clock::now() - Now).count();
+    if (A.How == Attempt::Failed) {
+      logAttempt(Q, Units, Units, AttemptMs, "failed");
       return Finish(Outcome::Unknown, A.Failure);
+    }
     if (A.How == Attempt::SliceOver) {
+      // The solver stopped counting (or the machine is far slower than the
+      // rate assumes): the slice counts as spent.
+      logAttempt(Q, Units, Units, AttemptMs, "killed");
+      WorkMs += ThisSlice;
       Slice *= 2;
       continue;
     }
     std::istringstream In(A.Answer);
     std::string First;
     std::getline(In, First);
+    uint64_t Used = Units;
+    if (First.rfind("units ", 0) == 0) {
+      Used = std::min<uint64_t>(Units, std::stoull(First.substr(6)));
+      std::getline(In, First);
+    }
+    logAttempt(Q, Units, Used, AttemptMs, First.substr(0, First.find(' ')));
+    WorkMs += double(Used) / UnitsPerMs;
     if (First == "proved")
       return Finish(Outcome::Proved);
     if (First == "sat") {
       R.Model = parseModel(In, Leaves);
       return Finish(Outcome::Counterexample);
     }
-    if (First.rfind("unknown solver gave up: timeout", 0) == 0 ||
+    if (First.rfind("unknown solver gave up: max. resource limit", 0) == 0 ||
+        First.rfind("unknown solver gave up: timeout", 0) == 0 ||
         First.rfind("unknown solver gave up: canceled", 0) == 0) {
-      Slice *= 2; // Z3's own timer fired first: same as the slice ending
+      WorkMs += double(Units - Used) / UnitsPerMs; // the slice is spent
+      Slice *= 2;
       continue;
     }
     return Finish(Outcome::Unknown, First.rfind("unknown ", 0) == 0
@@ -337,6 +472,28 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
 }
 
 } // namespace
+
+WorkBudget::WorkBudget(unsigned Ms)
+    : BudgetMs(Ms),
+      WallEnd(std::chrono::steady_clock::now() +
+              std::chrono::milliseconds(int64_t(WallClockSlack) * Ms +
+                                        WallClockGraceMs)) {}
+
+bool WorkBudget::spent() const {
+  return SpentMs >= BudgetMs || std::chrono::steady_clock::now() >= WallEnd;
+}
+
+SolverOptions WorkBudget::limit(SolverOptions O) const {
+  double Left = std::max(0.0, BudgetMs - SpentMs);
+  O.TimeoutMs = unsigned(std::min<double>(O.TimeoutMs, std::ceil(Left)));
+  if (!O.Deadline || WallEnd < *O.Deadline)
+    O.Deadline = WallEnd;
+  return O;
+}
+
+std::string WorkBudget::spentReason() const {
+  return budgetSpent(unsigned(BudgetMs));
+}
 
 void prepareSolverChildren() { inheritedContext(); }
 

@@ -4,8 +4,13 @@
 // it cannot; a counterexample comes with a concrete input (an ir::Env) that
 // the caller replays through the interpreter before believing it.
 //
-// Each query runs in a child process that is killed at its deadline: Z3's own
-// timeout is not reliable, and a killed child can leak neither memory nor a
+// A query's budget is solver work, not seconds: Z3 counts resource units as
+// it works, and a budget of T ms is T * UnitsPerMs of them. A query then gets
+// exactly as far on a loaded machine as on an idle one, so a verdict does not
+// depend on what else the machine is doing. Each attempt runs in a child
+// process that is also killed at a wall-clock deadline (WallClockSlack times
+// its budget, and the check's Deadline): Z3's own timeout is not reliable, a
+// solver can stop counting, and a killed child can leak neither memory nor a
 // stuck thread into the caller.
 //
 //===----------------------------------------------------------------------===//
@@ -30,7 +35,18 @@ struct Query {
   Mode Arithmetic = Mode::IEEE;
 };
 
+/// Z3 resource units a millisecond of solver work stands for: what Z3 4.8.12
+/// counts in a millisecond on the reference machine (docs/design-decisions.md
+/// "Budgets are solver work"; scripts/calibrate_units.py measures it).
+constexpr double UnitsPerMs = 4000;
+/// An attempt with a budget of T ms is killed after WallClockSlack * T ms of
+/// wall-clock time plus WallClockGraceMs (starting a solver costs time the
+/// units do not count).
+constexpr unsigned WallClockSlack = 4;
+constexpr unsigned WallClockGraceMs = 1000;
+
 struct SolverOptions {
+  /// The query's budget of solver work, in milliseconds of it (UnitsPerMs).
   unsigned TimeoutMs = 20000;
   unsigned MemoryLimitMB = 4096;
   /// When set, every query is also written there as SMT-LIB.
@@ -47,11 +63,33 @@ struct QueryResult {
   Outcome Kind = Outcome::Unknown;
   std::string Reason; // why unknown
   ir::Env Model;      // the counterexample's inputs
-  double Seconds = 0;
+  double Seconds = 0; // wall-clock
+  double Work = 0;    // solver work spent, in seconds of it (UnitsPerMs)
   std::string DumpedTo;
 };
 
 QueryResult solve(const Query &Q, const SolverOptions &Options);
+
+/// Solver work shared by the queries of one search (the cases of a split,
+/// the candidates of a sweep), counted as each query's is: spent when their
+/// work reaches the budget, or when the wall clock passes WallClockSlack
+/// times it (work outside the solver, such as simulation, takes time too).
+class WorkBudget {
+public:
+  explicit WorkBudget(unsigned Ms);
+  void charge(const QueryResult &R) { SpentMs += R.Work * 1000; }
+  bool spent() const;
+  double spentMs() const { return SpentMs; }
+  /// The options for the next query: its budget at most what is left, and
+  /// the wall-clock backstop as its deadline.
+  SolverOptions limit(SolverOptions O) const;
+  /// "timeout: ... budget of N ms of work was spent" for a search it ended.
+  std::string spentReason() const;
+
+private:
+  double BudgetMs, SpentMs = 0;
+  std::chrono::steady_clock::time_point WallEnd;
+};
 
 /// Makes, once, what each solver child inherits instead of building anew.
 /// A process that forks workers which will solve calls it before forking,

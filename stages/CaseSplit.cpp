@@ -47,16 +47,13 @@ class Splitter {
 public:
   Splitter(Context &C, const smt::Query &Q, const smt::SolverOptions &S,
            const CaseSplitOptions &O, CaseSplitStats &Stats)
-      : C(C), Q(Q), S(S), O(O), Stats(Stats) {}
+      : C(C), Q(Q), S(S), O(O), Stats(Stats), Budget(S.TimeoutMs) {}
 
   smt::QueryResult run() {
     auto Start = Clock::now();
-    // The cases share the whole query's limit.
-    auto End = Start + std::chrono::milliseconds(S.TimeoutMs);
-    if (!S.Deadline || End < *S.Deadline)
-      S.Deadline = End;
     smt::QueryResult R = split(Q.Violation, 0);
     R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+    R.Work = Spent;
     return R;
   }
 
@@ -96,9 +93,7 @@ private:
       All = C.andOf(All, L);
     if (All->isFalse())
       return false;
-    smt::SolverOptions Quick = S;
-    smt::QueryResult R =
-        smt::solve({Q.Name + " (case)", All, {}, Q.Arithmetic}, Quick);
+    smt::QueryResult R = ask({Q.Name + " (case)", All, {}, Q.Arithmetic});
     return R.Kind != smt::Outcome::Proved;
   }
 
@@ -108,7 +103,20 @@ private:
     Case.Violation = Violation;
     Case.Assumptions.insert(Case.Assumptions.end(), Literals.begin(),
                             Literals.end());
-    return smt::solve(Case, S);
+    return ask(Case);
+  }
+
+  /// The cases share the whole query's budget.
+  smt::QueryResult ask(const smt::Query &Case) {
+    smt::QueryResult R;
+    if (Budget.spent()) {
+      R.Reason = Budget.spentReason();
+      return R;
+    }
+    R = smt::solve(Case, Budget.limit(S));
+    Budget.charge(R);
+    Spent += R.Work;
+    return R;
   }
 
   static smt::QueryResult proved() {
@@ -122,6 +130,8 @@ private:
   smt::SolverOptions S;
   const CaseSplitOptions &O;
   CaseSplitStats &Stats;
+  smt::WorkBudget Budget;
+  double Spent = 0;
   std::vector<const Expr *> Literals;
 };
 
@@ -198,17 +208,19 @@ fixedConditions(Context &C, const std::vector<const Expr *> &Conditions,
                 const std::vector<const Expr *> &Assumptions,
                 const smt::SolverOptions &S, unsigned TimeoutMs,
                 unsigned TotalMs) {
-  auto Deadline = Clock::now() + std::chrono::milliseconds(TotalMs);
+  smt::WorkBudget Budget(TotalMs);
   smt::SolverOptions Quick = S;
   Quick.TimeoutMs = std::min(Quick.TimeoutMs, TimeoutMs);
   std::vector<std::pair<const Expr *, bool>> Fixed;
   for (const Expr *Cond : Conditions) {
-    if (Clock::now() > Deadline)
+    if (Budget.spent())
       break;
     for (bool Value : {true, false}) {
       const Expr *Other = Value ? C.notOf(Cond) : Cond;
-      smt::QueryResult R = smt::solve(
-          {"constant condition", Other, Assumptions, smt::Mode::IEEE}, Quick);
+      smt::QueryResult R =
+          smt::solve({"constant condition", Other, Assumptions, smt::Mode::IEEE},
+                     Quick);
+      Budget.charge(R);
       if (R.Kind == smt::Outcome::Proved) {
         Fixed.push_back({Cond, Value});
         break;

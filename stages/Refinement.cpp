@@ -1227,7 +1227,7 @@ private:
     smt::QueryResult R = smt::solve(
         {"a place where the values part", Shape, {}, Options.Arithmetic},
         Quick);
-    PlaceSeconds += R.Seconds;
+    PlaceSeconds += R.Work;
     bool Proved = R.Kind == smt::Outcome::Proved;
     PlaceShapes.emplace(Shape, Proved);
     return Proved;

@@ -179,13 +179,13 @@ SplitProof proveDisjunctByDisjunct(Context &C, const Expr *Defined,
     if (D->op() == Op::Read)
       FactReads[BufferOf(D)].push_back(D);
   std::unordered_map<const Expr *, bool> Answered;
-  // A quarter of a second a way, at least 10 s: a gather's 255 ways took
-  // 9.3 s on one machine and past a fixed 10 s on a slower one, and the
-  // whole question they replace then reached its limit.
-  auto Budget = std::chrono::milliseconds(
-      std::max<int64_t>(10000, 250 * int64_t(Ways.size())));
+  // A quarter of a second of solver work a way, at least 10 s: a gather's
+  // 255 ways took 9.3 s on one machine and past a fixed 10 s on a slower
+  // one, and the whole question they replace then reached its limit.
+  smt::WorkBudget Budget(
+      unsigned(std::max<size_t>(10000, 250 * Ways.size())));
   for (const Expr *Way : Ways) {
-    if (std::chrono::steady_clock::now() - Start > Budget)
+    if (Budget.spent())
       return Done("out of time for the ways");
     std::set<size_t> Relevant;
     const Expr *Links = C.trueExpr();
@@ -221,7 +221,9 @@ SplitProof proveDisjunctByDisjunct(Context &C, const Expr *Defined,
       return Done("more than " + std::to_string(MaxQuestions) +
                   " shapes of way");
     ++P.Asked;
-    smt::QueryResult R = smt::solve({Name, Shape, {}, Arithmetic}, Quick);
+    smt::QueryResult R =
+        smt::solve({Name, Shape, {}, Arithmetic}, Quick);
+    Budget.charge(R);
     Answered[Shape] = R.Kind == smt::Outcome::Proved;
     if (R.Kind == smt::Outcome::Counterexample)
       P.Candidate = inCallersTerms(R.Model, Renamed);

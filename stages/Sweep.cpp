@@ -287,7 +287,6 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
                   const std::vector<const Expr *> &Target,
                   const std::vector<const Expr *> &Assumptions,
                   const smt::SolverOptions &Solver, const SweepOptions &O) {
-  auto Start = Clock::now();
   auto Memo = std::make_shared<std::unordered_map<const Expr *, const Expr *>>();
   SweepResult R;
 
@@ -350,7 +349,7 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
   // integers must not wait for a float that takes its full time limit.
   using MemoMap = std::unordered_map<const Expr *, const Expr *>;
   auto Pass = [&](const std::vector<const Expr *> &Nodes, bool Floats,
-                  MemoMap &Out, Clock::time_point Deadline) {
+                  MemoMap &Out, smt::WorkBudget &Budget) {
     for (const Expr *N : Nodes) {
       std::vector<const Expr *> Ops;
       bool Same = true;
@@ -367,7 +366,7 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
                            [&](uint64_t V) { return V != Sig.front(); });
       };
       if (Simulated && Wanted && !InSource.count(M) && !M->isConst() &&
-          Clock::now() < Deadline && Signature(M, Sig) && Informative()) {
+          !Budget.spent() && Signature(M, Sig) && Informative()) {
         auto It = BySignature.find({M->type().hashValue(), Sig});
         if (It != BySignature.end())
           for (const Expr *Candidate : It->second) {
@@ -394,11 +393,13 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
               smt::SolverOptions CS = S;
               CS.TimeoutMs = std::min(CS.TimeoutMs, O.FloatQueryTimeoutMs);
               bool Proved = false;
-              if (!multiplies(WithCuts))
-                Proved = smt::solve({"sweep", WithCuts, Assumptions,
-                                     smt::Mode::IEEE},
-                                    CS)
-                             .Kind == smt::Outcome::Proved;
+              if (!multiplies(WithCuts)) {
+                smt::QueryResult QR = smt::solve(
+                    {"sweep", WithCuts, Assumptions, smt::Mode::IEEE},
+                    CS);
+                Budget.charge(QR);
+                Proved = QR.Kind == smt::Outcome::Proved;
+              }
               if (Proved) {
                 ++R.Proved;
                 R.Merged[N] = Candidate;
@@ -424,6 +425,7 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
               S.TimeoutMs = std::min(S.TimeoutMs, O.FloatQueryTimeoutMs);
             smt::Query Q{"sweep", Differs, Assumptions, smt::Mode::IEEE};
             smt::QueryResult QR = smt::solve(Q, S);
+            Budget.charge(QR);
             if (QR.Kind == smt::Outcome::Proved) {
               ++R.Proved;
               R.Merged[N] = Candidate;
@@ -438,15 +440,15 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
     }
   };
   MemoMap Integers;
-  Pass(TargetNodes, false, Integers,
-       Start + std::chrono::milliseconds(O.TotalMs));
+  smt::WorkBudget IntegerBudget(O.TotalMs);
+  Pass(TargetNodes, false, Integers, IntegerBudget);
   std::vector<const Expr *> Rewritten;
   for (const Expr *T : Target)
     Rewritten.push_back(Integers.at(T));
-  auto FloatDeadline = std::max(Clock::now() + std::chrono::milliseconds(
-                                                   O.TotalMs / 2),
-                                Start + std::chrono::milliseconds(O.TotalMs));
-  Pass(postOrder(Rewritten), true, *Memo, FloatDeadline);
+  // The floats get what the integers left, and at least half.
+  smt::WorkBudget FloatBudget(unsigned(std::max<double>(
+      O.TotalMs / 2, O.TotalMs - IntegerBudget.spentMs())));
+  Pass(postOrder(Rewritten), true, *Memo, FloatBudget);
   // Compose: what the integer pass made of a node, then the float pass.
   for (auto &[N, M] : Integers)
     if (auto It = Memo->find(M); It != Memo->end())

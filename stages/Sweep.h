@@ -37,7 +37,8 @@ namespace stagecheck::stages {
 struct SweepOptions {
   /// Random inputs each node is simulated on.
   unsigned Samples = 48;
-  /// Solver limits of one equality query, and of the whole sweep.
+  /// Solver budgets (work, smt::WorkBudget) of one equality query, and of
+  /// the whole sweep.
   unsigned QueryTimeoutMs = 1000;
   /// Float candidates: at most this many float operations in the query
   /// once shared nodes are cut off, and a shorter limit.

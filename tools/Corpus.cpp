@@ -294,7 +294,7 @@ int runCorpus(int Argc, char **Argv) {
       "retry-timeouts",
       "run pairs whose remembered verdict is a timeout again (by default an "
       "unchanged pair that timed out under the same limits is not rerun)")(
-      "timeout-ms", "wall-clock limit per query",
+      "timeout-ms", "solver work allowed a query, in milliseconds of it",
       cxxopts::value<unsigned>()->default_value("20000"))(
       "pair-time-limit-s",
       "wall-clock limit for one stage pair's whole check, in seconds (0: "

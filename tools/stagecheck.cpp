@@ -91,7 +91,10 @@ const char *TopHelp =
 
 void addSolverOptions(cxxopts::Options &O) {
   O.add_options("solver")(
-      "timeout-ms", "wall-clock limit per query, enforced by killing the solver",
+      "timeout-ms",
+      "solver work allowed a query, in milliseconds of it (counted by the "
+      "solver, so the verdict does not depend on the machine's load; the "
+      "solver is also killed past 4 times that in wall-clock time)",
       cxxopts::value<unsigned>()->default_value("20000"))(
       "memory-mb", "memory limit per query",
       cxxopts::value<unsigned>()->default_value("4096"))(

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace stagecheck;
 using namespace stagecheck::ir;
@@ -38,27 +41,103 @@ TEST(Solver, RealProvesWhatIeeeRefutes) {
   EXPECT_EQ(Ieee.Model.symbols().size(), 3u);
 }
 
-TEST(Solver, HardQueryTimesOutWithinItsLimitPlusOneSecond) {
-  // Factor a 64-bit semiprime by bit-blasting: far beyond a second.
-  Context C;
+/// x * y = P * Q with 1 < x, y < 2^Bits: factoring by bit-blasting.
+const Expr *factoring(Context &C, uint64_t P, uint64_t Q, unsigned Bits) {
   Type T = Type::i(64);
   const Expr *X = C.symbol("x", T), *Y = C.symbol("y", T);
-  const uint64_t P = 4294967291ull, Q = 4294967279ull;
-  const Expr *Product = C.mul(X, Y);
   const Expr *Factors =
-      C.andOf(C.eq(Product, C.constant(T, P * Q)),
+      C.andOf(C.eq(C.mul(X, Y), C.constant(T, P * Q)),
               C.andOf(C.icmp(ICmpPredicate::Ugt, X, C.constant(T, 1)),
                       C.icmp(ICmpPredicate::Ugt, Y, C.constant(T, 1))));
-  const Expr *Small = C.andOf(C.icmp(ICmpPredicate::Ult, X, C.constant(T, 1ull << 32)),
-                              C.icmp(ICmpPredicate::Ult, Y, C.constant(T, 1ull << 32)));
+  const Expr *Small =
+      C.andOf(C.icmp(ICmpPredicate::Ult, X, C.constant(T, 1ull << Bits)),
+              C.icmp(ICmpPredicate::Ult, Y, C.constant(T, 1ull << Bits)));
+  return C.andOf(Factors, Small);
+}
+
+/// Keeps every core of the machine busy while it lives.
+struct BusyMachine {
+  BusyMachine() {
+    for (int I = 0; I < 4; ++I)
+      if (pid_t P = fork(); P == 0)
+        for (;;)
+          asm volatile("" ::: "memory"); // a loop the compiler keeps
+      else if (P > 0)
+        Children.push_back(P);
+  }
+  ~BusyMachine() {
+    for (pid_t P : Children) {
+      kill(P, SIGKILL);
+      waitpid(P, nullptr, 0);
+    }
+  }
+  std::vector<pid_t> Children;
+};
+
+TEST(Solver, AHardQueryStopsWhenItsBudgetOfWorkIsSpent) {
+  // Factor a 64-bit semiprime: far beyond a second of solver work.
+  Context C;
   smt::SolverOptions O;
   O.TimeoutMs = 1000;
   auto Start = std::chrono::steady_clock::now();
-  smt::QueryResult R = smt::solve({"factor", C.andOf(Factors, Small), {}, smt::Mode::IEEE}, O);
+  smt::QueryResult R = smt::solve(
+      {"factor", factoring(C, 4294967291ull, 4294967279ull, 32), {},
+       smt::Mode::IEEE},
+      O);
   double Elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   EXPECT_EQ(R.Kind, smt::Outcome::Unknown);
   EXPECT_NE(R.Reason.find("timeout"), std::string::npos) << R.Reason;
-  EXPECT_LT(Elapsed, 2.0);
+  EXPECT_NE(R.Reason.find("budget of 1000 ms"), std::string::npos) << R.Reason;
+  EXPECT_NEAR(R.Work, 1.0, 0.001);
+  // Each attempt is killed past its wall-clock backstop at the latest.
+  EXPECT_LT(Elapsed, smt::WallClockSlack * 1.0 + smt::WallClockGraceMs / 1000.0);
+}
+
+// The work a query takes is counted by the solver, not measured by a
+// clock: a query that needs several attempts takes the same work, and
+// comes to the same answer, with every core busy.
+TEST(Solver, TheWorkAQueryTakesDoesNotDependOnTheMachinesLoad) {
+  Context C;
+  smt::SolverOptions O;
+  O.TimeoutMs = 2000;
+  const Expr *V = factoring(C, 65521, 65519, 17);
+  // Made larger than a query asked in this process (its context's history
+  // would make the two runs differ): every attempt runs in a fresh child.
+  const Expr *Padding = C.trueExpr();
+  const Expr *Z = C.symbol("z", Type::i(32));
+  for (uint64_t K = 0; K < 1200; ++K)
+    Padding = C.andOf(Padding, C.icmp(ICmpPredicate::Ne, Z,
+                                      C.constant(Type::i(32), K * 7919 + 1)));
+  smt::Query Q{"factor", C.andOf(V, Padding), {}, smt::Mode::IEEE};
+  smt::QueryResult Idle = smt::solve(Q, O);
+  smt::QueryResult Busy;
+  {
+    BusyMachine Load;
+    Busy = smt::solve(Q, O);
+  }
+  ASSERT_EQ(Idle.Kind, smt::Outcome::Counterexample) << Idle.Reason;
+  EXPECT_EQ(Busy.Kind, Idle.Kind) << Busy.Reason;
+  EXPECT_EQ(Busy.Work, Idle.Work);
+  EXPECT_GT(Idle.Work, 0.0);
+}
+
+TEST(Solver, ASharedBudgetIsSpentByTheWorkOfItsQueries) {
+  Context C;
+  smt::WorkBudget Budget(1500);
+  smt::SolverOptions O;
+  O.TimeoutMs = 1000;
+  const Expr *Hard = factoring(C, 4294967291ull, 4294967279ull, 32);
+  smt::QueryResult First = smt::solve({"factor", Hard, {}, smt::Mode::IEEE},
+                                      Budget.limit(O));
+  Budget.charge(First);
+  EXPECT_FALSE(Budget.spent());
+  // The second query gets only what is left.
+  smt::QueryResult Second = smt::solve({"factor", Hard, {}, smt::Mode::IEEE},
+                                       Budget.limit(O));
+  Budget.charge(Second);
+  EXPECT_NEAR(Second.Work, 0.5, 0.001);
+  EXPECT_TRUE(Budget.spent());
+  EXPECT_EQ(Budget.limit(O).TimeoutMs, 0u);
 }
 
 TEST(Solver, UnsupportedInRealModeIsUnknownWithAReason) {
