@@ -395,14 +395,19 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
   R.DumpedTo = dumpPathFor(Q, O);
 
   std::vector<const Expr *> Leaves = modelLeaves(Q);
-  // A small query's first attempt runs in this process: starting a child
-  // costs more than most such queries take (tens of milliseconds against
-  // one), and the units bound it as they bound a child.
-  bool Here = smallEnoughHere(Q);
-  // The budget is solver work, counted by the solver; the wall clock only
-  // catches an attempt that stops counting (and the check's deadline).
-  auto WallEnd = Start + milliseconds(int64_t(WallClockSlack) * O.TimeoutMs +
-                                      WallClockGraceMs);
+  // Bit-blasted (IEEE) queries: the budget is solver work, counted by the
+  // solver; the wall clock only catches an attempt that stops counting
+  // (and the check's deadline). Over the reals Z3's nonlinear arithmetic
+  // counts few units (about 400 a millisecond against 4000), so there the
+  // budget stays wall-clock time.
+  bool Counted = Q.Arithmetic == Mode::IEEE;
+  // A small counted query's first attempt runs in this process: starting a
+  // child costs more than most such queries take (tens of milliseconds
+  // against one), and the units bound it as they bound a child.
+  bool Here = Counted && smallEnoughHere(Q);
+  unsigned Slack = Counted ? WallClockSlack : 1;
+  auto WallEnd = Start + milliseconds(int64_t(Slack) * O.TimeoutMs +
+                                      (Counted ? WallClockGraceMs : 0));
   if (O.Deadline && *O.Deadline < WallEnd)
     WallEnd = *O.Deadline;
   // Bit-blasted float queries have heavy-tailed running times that depend on
@@ -410,7 +415,10 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
   double Slice = std::min(O.TimeoutMs, 1000u);
   for (unsigned Seed = 0;; ++Seed) {
     if (WorkMs >= O.TimeoutMs)
-      return Finish(Outcome::Unknown, budgetSpent(O.TimeoutMs));
+      return Finish(Outcome::Unknown,
+                    Counted ? budgetSpent(O.TimeoutMs)
+                            : "timeout after " + std::to_string(O.TimeoutMs) +
+                                  " ms");
     auto Now = Clock::now();
     if (Now >= WallEnd)
       return Finish(Outcome::Unknown,
@@ -422,10 +430,12 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
     double Left = O.TimeoutMs - WorkMs;
     // The last slice takes all that is left rather than a sliver.
     double ThisSlice = Left < 2 * Slice ? Left : Slice;
-    uint64_t Units = std::max<uint64_t>(1, uint64_t(ThisSlice * UnitsPerMs));
+    // No unit limit (0) where the units are not the budget.
+    uint64_t Units =
+        Counted ? std::max<uint64_t>(1, uint64_t(ThisSlice * UnitsPerMs)) : 0;
     auto KillAt = std::min(
-        WallEnd, Now + milliseconds(int64_t(WallClockSlack * ThisSlice) +
-                                    WallClockGraceMs));
+        WallEnd, Now + milliseconds(int64_t(Slack * ThisSlice) +
+                                    (Counted ? WallClockGraceMs : 0)));
     Attempt A = runAttempt(Q, Leaves, O, Units, Seed, KillAt, Here);
     Here = false;
     double AttemptMs =
@@ -447,11 +457,13 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
     std::getline(In, First);
     uint64_t Used = Units;
     if (First.rfind("units ", 0) == 0) {
-      Used = std::min<uint64_t>(Units, std::stoull(First.substr(6)));
+      Used = std::stoull(First.substr(6));
+      if (Counted)
+        Used = std::min(Units, Used);
       std::getline(In, First);
     }
-    logAttempt(Q, Units, Used, AttemptMs, First.substr(0, First.find(' ')));
-    WorkMs += double(Used) / UnitsPerMs;
+    logAttempt(Q, Units, Used, AttemptMs, First);
+    WorkMs += Counted ? double(Used) / UnitsPerMs : AttemptMs;
     if (First == "proved")
       return Finish(Outcome::Proved);
     if (First == "sat") {
@@ -461,7 +473,8 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
     if (First.rfind("unknown solver gave up: max. resource limit", 0) == 0 ||
         First.rfind("unknown solver gave up: timeout", 0) == 0 ||
         First.rfind("unknown solver gave up: canceled", 0) == 0) {
-      WorkMs += double(Units - Used) / UnitsPerMs; // the slice is spent
+      if (Counted) // the slice is spent
+        WorkMs += double(Units - Used) / UnitsPerMs;
       Slice *= 2;
       continue;
     }

@@ -4,10 +4,11 @@
 // it cannot; a counterexample comes with a concrete input (an ir::Env) that
 // the caller replays through the interpreter before believing it.
 //
-// A query's budget is solver work, not seconds: Z3 counts resource units as
-// it works, and a budget of T ms is T * UnitsPerMs of them. A query then gets
-// exactly as far on a loaded machine as on an idle one, so a verdict does not
-// depend on what else the machine is doing. Each attempt runs in a child
+// A bit-exact query's budget is solver work, not seconds: Z3 counts resource
+// units as it works, and a budget of T ms is T * UnitsPerMs of them. A query
+// then gets exactly as far on a loaded machine as on an idle one, so a
+// verdict does not depend on what else the machine is doing. (Over the reals
+// Z3 counts too few units for that; there the budget is wall-clock time.) Each attempt runs in a child
 // process that is also killed at a wall-clock deadline (WallClockSlack times
 // its budget, and the check's Deadline): Z3's own timeout is not reliable, a
 // solver can stop counting, and a killed child can leak neither memory nor a
