@@ -444,11 +444,26 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
       logAttempt(Q, Units, Units, AttemptMs, "failed");
       return Finish(Outcome::Unknown, A.Failure);
     }
+    // A query whose attempt ran out after counting far fewer units than its
+    // time would give (Z3 bit-blasting a huge formula counts little) is held
+    // to wall-clock time from then on, as a query over the reals is: its
+    // attempts would otherwise each run to the backstop, WallClockSlack
+    // times as long as the budget says.
+    auto CountsSlowly = [&](uint64_t Used) {
+      if (!Counted || AttemptMs < 500 ||
+          double(Used) >= UnitsPerMs / WallClockSlack * AttemptMs)
+        return;
+      Counted = false;
+      Slack = 1;
+      WallEnd = std::min(
+          WallEnd, Clock::now() + milliseconds(int64_t(O.TimeoutMs - WorkMs)));
+    };
     if (A.How == Attempt::SliceOver) {
       // The solver stopped counting (or the machine is far slower than the
       // rate assumes): the slice counts as spent.
       logAttempt(Q, Units, Units, AttemptMs, "killed");
       WorkMs += ThisSlice;
+      CountsSlowly(Counted ? 0 : Units);
       Slice *= 2;
       continue;
     }
@@ -475,6 +490,7 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
         First.rfind("unknown solver gave up: canceled", 0) == 0) {
       if (Counted) // the slice is spent
         WorkMs += double(Units - Used) / UnitsPerMs;
+      CountsSlowly(Used);
       Slice *= 2;
       continue;
     }
