@@ -7,10 +7,11 @@ usage: STAGECHECK_SOLVER_LOG=/tmp/attempts stagecheck corpus tests/corpus ...
        scripts/calibrate_units.py [--min-units 1000000] /tmp/attempts
 
 The log has one line per solver attempt: units given, units used, wall-clock
-milliseconds, how it ended, the query's name. Attempts that used fewer than
+milliseconds, where it ran (here: in the auditing process; child: in a
+forked one), how it ended, the query's name. Attempts that used fewer than
 --min-units are left out (their time is mostly starting the attempt: the
-fork, the encoding, which the units do not count). Prints the rate's quartiles over the attempts kept, and by query
-name; exits 1 when no attempt is long enough to measure.
+fork, the encoding, which the units do not count). Prints the rate's quartiles over the attempts kept, for each
+place and by query name; exits 1 when no attempt is long enough to measure.
 """
 import argparse
 import collections
@@ -29,26 +30,35 @@ def main():
     ap.add_argument("log")
     ap.add_argument("--min-units", type=int, default=1000000)
     a = ap.parse_args()
-    rates, by_name = [], collections.defaultdict(list)
+    rates, by_place, by_name = [], collections.defaultdict(list), collections.defaultdict(list)
     with open(a.log) as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
-            if len(fields) < 5:
+            if len(fields) < 6:
                 continue
             given, used, ms = int(fields[0]), int(fields[1]), float(fields[2])
-            # Given 0: a query over the reals, whose budget is not units.
-            if given == 0 or used < a.min_units or fields[3] in ("killed", "failed"):
+            place, ending, name = fields[3], fields[4], fields[5]
+            # Given 0: a query held to the clock (over the reals, or one
+            # that counts slowly), whose budget is not units.
+            if given == 0 or used < a.min_units or ending in ("killed", "failed"):
                 continue
             rates.append(used / ms)
-            by_name[fields[4]].append(used / ms)
+            by_place[place].append(used / ms)
+            by_name[name].append(used / ms)
     if not rates:
         print(f"no attempt of {a.min_units} units or more in {a.log}")
         return 1
-    q = quartiles(rates)
-    print(f"{len(rates)} attempts of {a.min_units} units or more: units a ms "
-          f"p25 {q[0]:.0f}  median {q[1]:.0f}  p75 {q[2]:.0f}")
+
+    def line(label, r):
+        q = quartiles(r)
+        return (f"{label}: {len(r)} attempts, units a ms p25 {q[0]:.0f}  "
+                f"median {q[1]:.0f}  p75 {q[2]:.0f}")
+
+    print(line(f"attempts of {a.min_units} units or more", rates))
+    for place, r in sorted(by_place.items()):
+        print("  " + line(place, r))
     for name, r in sorted(by_name.items(), key=lambda kv: -len(kv[1])):
-        print(f"  {name:40s} {len(r):5d}  median {statistics.median(r):.0f}")
+        print(f"    {name:40s} {len(r):5d}  median {statistics.median(r):.0f}")
     return 0
 
 

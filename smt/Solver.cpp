@@ -284,16 +284,18 @@ Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
 }
 
 /// Appends one line per attempt to the file STAGECHECK_SOLVER_LOG names:
-/// the units it was given and used, its wall-clock milliseconds and how it
-/// ended, from which UnitsPerMs is calibrated (scripts/calibrate_units.py).
+/// the units it was given and used, its wall-clock milliseconds, where it
+/// ran and how it ended, from which UnitsPerMs is calibrated
+/// (scripts/calibrate_units.py).
 void logAttempt(const Query &Q, uint64_t Given, uint64_t Used, double Ms,
-                const std::string &Ending) {
+                bool Here, const std::string &Ending) {
   static const char *Path = std::getenv("STAGECHECK_SOLVER_LOG");
   if (!Path)
     return;
   if (FILE *F = std::fopen(Path, "a")) {
-    std::fprintf(F, "%llu\t%llu\t%.1f\t%s\t%s\n", (unsigned long long)Given,
-                 (unsigned long long)Used, Ms, Ending.c_str(), Q.Name.c_str());
+    std::fprintf(F, "%llu\t%llu\t%.1f\t%s\t%s\t%s\n",
+                 (unsigned long long)Given, (unsigned long long)Used, Ms,
+                 Here ? "here" : "child", Ending.c_str(), Q.Name.c_str());
     std::fclose(F);
   }
 }
@@ -378,12 +380,13 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
   using Clock = std::chrono::steady_clock;
   using std::chrono::milliseconds;
   QueryResult R;
-  double WorkMs = 0; // solver work spent, in units / UnitsPerMs
+  double WorkMs = 0;  // solver work spent, in units / UnitsPerMs
+  double QuickMs = 0; // of it, in the quick look (below)
   auto Finish = [&](Outcome K, std::string Reason = "") {
     R.Kind = K;
     R.Reason = std::move(Reason);
     R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
-    R.Work = WorkMs / 1000;
+    R.Work = (WorkMs + QuickMs) / 1000;
     if (!R.DumpedTo.empty())
       writeDump(Q, K, R.DumpedTo);
     return R;
@@ -398,13 +401,16 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
   // Bit-blasted (IEEE) queries: the budget is solver work, counted by the
   // solver; the wall clock only catches an attempt that stops counting
   // (and the check's deadline). Over the reals Z3's nonlinear arithmetic
-  // counts few units (about 400 a millisecond against 4000), so there the
-  // budget stays wall-clock time.
+  // counts few units (about 400 a millisecond), so there the budget stays
+  // wall-clock time.
   bool Counted = Q.Arithmetic == Mode::IEEE;
-  // A small counted query's first attempt runs in this process: starting a
-  // child costs more than most such queries take (tens of milliseconds
-  // against one), and the units bound it as they bound a child.
-  bool Here = Counted && smallEnoughHere(Q);
+  // A small counted query is first asked briefly in this process: starting
+  // a child costs more than most such queries take (tens of milliseconds
+  // against one), and the units bound it as they bound a child. Unanswered,
+  // it is asked anew in children from the first seed: this process's
+  // context, holding what earlier queries made, searches differently from
+  // a fresh one, and worse for some queries.
+  bool QuickLook = Counted && smallEnoughHere(Q);
   unsigned Slack = Counted ? WallClockSlack : 1;
   auto WallEnd = Start + milliseconds(int64_t(Slack) * O.TimeoutMs +
                                       (Counted ? WallClockGraceMs : 0));
@@ -413,7 +419,7 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
   // Bit-blasted float queries have heavy-tailed running times that depend on
   // the solver's random seed: restart with a new seed in doubling slices.
   double Slice = std::min(O.TimeoutMs, 1000u);
-  for (unsigned Seed = 0;; ++Seed) {
+  for (unsigned Seed = 0;;) {
     if (WorkMs >= O.TimeoutMs)
       return Finish(Outcome::Unknown,
                     Counted ? budgetSpent(O.TimeoutMs)
@@ -429,19 +435,30 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
                         " ms of wall-clock time");
     double Left = O.TimeoutMs - WorkMs;
     // The last slice takes all that is left rather than a sliver.
-    double ThisSlice = Left < 2 * Slice ? Left : Slice;
+    double ThisSlice = QuickLook ? std::min<double>(QuickLookMs, Left)
+                       : Left < 2 * Slice ? Left
+                                          : Slice;
     // No unit limit (0) where the units are not the budget.
     uint64_t Units =
         Counted ? std::max<uint64_t>(1, uint64_t(ThisSlice * UnitsPerMs)) : 0;
     auto KillAt = std::min(
         WallEnd, Now + milliseconds(int64_t(Slack * ThisSlice) +
                                     (Counted ? WallClockGraceMs : 0)));
-    Attempt A = runAttempt(Q, Leaves, O, Units, Seed, KillAt, Here);
-    Here = false;
+    bool WasHere = QuickLook;
+    Attempt A = runAttempt(Q, Leaves, O, Units, Seed, KillAt, QuickLook);
+    QuickLook = false;
+    // The next attempt: a new seed and a doubled slice, but after the
+    // quick look, the first seed and slice in a child.
+    auto Next = [&] {
+      if (!WasHere) {
+        Slice *= 2;
+        ++Seed;
+      }
+    };
     double AttemptMs =
         std::chrono::duration<double, std::milli>(Clock::now() - Now).count();
     if (A.How == Attempt::Failed) {
-      logAttempt(Q, Units, Units, AttemptMs, "failed");
+      logAttempt(Q, Units, Units, AttemptMs, WasHere, "failed");
       return Finish(Outcome::Unknown, A.Failure);
     }
     // A query whose attempt ran out after counting far fewer units than its
@@ -461,10 +478,10 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
     if (A.How == Attempt::SliceOver) {
       // The solver stopped counting (or the machine is far slower than the
       // rate assumes): the slice counts as spent.
-      logAttempt(Q, Units, Units, AttemptMs, "killed");
+      logAttempt(Q, Units, Units, AttemptMs, WasHere, "killed");
       WorkMs += ThisSlice;
       CountsSlowly(Counted ? 0 : Units);
-      Slice *= 2;
+      Next();
       continue;
     }
     std::istringstream In(A.Answer);
@@ -477,8 +494,11 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
         Used = std::min(Units, Used);
       std::getline(In, First);
     }
-    logAttempt(Q, Units, Used, AttemptMs, First);
-    WorkMs += Counted ? double(Used) / UnitsPerMs : AttemptMs;
+    logAttempt(Q, Units, Used, AttemptMs, WasHere, First);
+    // The quick look comes on top of the budget, so that the attempts in
+    // children are those a query asked in children only would make.
+    (WasHere ? QuickMs : WorkMs) +=
+        Counted ? double(Used) / UnitsPerMs : AttemptMs;
     if (First == "proved")
       return Finish(Outcome::Proved);
     if (First == "sat") {
@@ -489,9 +509,9 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
         First.rfind("unknown solver gave up: timeout", 0) == 0 ||
         First.rfind("unknown solver gave up: canceled", 0) == 0) {
       if (Counted) // the slice is spent
-        WorkMs += double(Units - Used) / UnitsPerMs;
+        (WasHere ? QuickMs : WorkMs) += double(Units - Used) / UnitsPerMs;
       CountsSlowly(Used);
-      Slice *= 2;
+      Next();
       continue;
     }
     return Finish(Outcome::Unknown, First.rfind("unknown ", 0) == 0
