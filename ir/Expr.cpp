@@ -1166,6 +1166,22 @@ std::vector<const Expr *> conjunctsOf(const Expr *E) {
   return Out;
 }
 
+bool isProductOfVariables(const Expr *N) {
+  switch (N->op()) {
+  case Op::Mul:
+    return !N->operand(0)->isConst() && !N->operand(1)->isConst();
+  case Op::UMulHi:
+  case Op::SMulHi:
+  case Op::UDiv:
+  case Op::SDiv:
+  case Op::URem:
+  case Op::SRem:
+    return true;
+  default:
+    return false;
+  }
+}
+
 std::vector<const Expr *> postOrder(std::span<const Expr *const> Roots) {
   std::vector<const Expr *> Order;
   std::unordered_set<const Expr *> Seen;

@@ -258,6 +258,10 @@ private:
 /// Operands in post-order (each node after its operands), each once.
 std::vector<const Expr *> postOrder(std::span<const Expr *const> Roots);
 
+/// An integer product or quotient of two variables (a multiplication by a
+/// constant is not one): bit-blasted, a circuit of thousands of gates.
+bool isProductOfVariables(const Expr *N);
+
 /// The conjuncts of an i1 through nested `and`s, in order, without `true`
 /// ones (itself when it is no conjunction).
 std::vector<const Expr *> conjunctsOf(const Expr *E);

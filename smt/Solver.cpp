@@ -314,35 +314,8 @@ bool smallEnoughHere(const Query &Q) {
   if (Nodes.size() > InProcessMaxNodes)
     return false;
   size_t Heavy = 0;
-  for (const Expr *N : Nodes) {
-    switch (category(N->op())) {
-    case OpCategory::FloatBinaryRounded:
-    case OpCategory::FloatUnaryRounded:
-    case OpCategory::FloatTernaryRounded:
-    case OpCategory::FloatToFloat:
-    case OpCategory::FloatToInt:
-    case OpCategory::IntToFloat:
-      ++Heavy;
-      break;
-    case OpCategory::IntBinary:
-      switch (N->op()) {
-      case Op::Mul:
-      case Op::UMulHi:
-      case Op::SMulHi:
-      case Op::UDiv:
-      case Op::SDiv:
-      case Op::URem:
-      case Op::SRem:
-        Heavy += !N->operand(0)->isConst() && !N->operand(1)->isConst();
-        break;
-      default:
-        break;
-      }
-      break;
-    default:
-      break;
-    }
-  }
+  for (const Expr *N : Nodes)
+    Heavy += hasRounding(N->op()) || isProductOfVariables(N);
   return Heavy <= InProcessMaxHeavyOps;
 }
 

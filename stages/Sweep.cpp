@@ -136,23 +136,6 @@ private:
   const SweepOptions &Options;
 };
 
-/// An integer product or quotient of two variables: a large circuit.
-bool isProduct(const Expr *N) {
-  switch (N->op()) {
-  case Op::Mul:
-    return !N->operand(0)->isConst() && !N->operand(1)->isConst();
-  case Op::UMulHi:
-  case Op::SMulHi:
-  case Op::UDiv:
-  case Op::SDiv:
-  case Op::URem:
-  case Op::SRem:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// T != S with the nodes they share cut off: a node both contain becomes a
 /// free variable (one per node), so the query holds only what differs. A
 /// proof for every value of the cut variables is a proof for the values
@@ -168,7 +151,7 @@ const Expr *differenceWithCuts(Context &C, const Expr *T, const Expr *S,
   if (OnlyProducts)
     for (const std::vector<const Expr *> *Nodes : {&TNodes, &SNodes})
       for (const Expr *N : *Nodes) {
-        bool Is = isProduct(N);
+        bool Is = isProductOfVariables(N);
         for (const Expr *O : N->operands())
           Is |= AboveProducts.count(O) > 0;
         if (Is)
@@ -223,7 +206,7 @@ bool sweptType(Type T) { return T.isInt() || T.isFloat(); }
 bool multiplies(const Expr *Differs) {
   const Expr *Roots[] = {Differs};
   for (const Expr *N : postOrder(Roots))
-    if (isProduct(N))
+    if (isProductOfVariables(N))
       return true;
   return false;
 }
