@@ -53,7 +53,7 @@ public:
     auto Start = Clock::now();
     smt::QueryResult R = split(Q.Violation, 0);
     R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
-    R.Work = Spent;
+    R.Work = Budget.spentMs() / 1000;
     return R;
   }
 
@@ -115,7 +115,6 @@ private:
     }
     R = smt::solve(Case, Budget.limit(S));
     Budget.charge(R);
-    Spent += R.Work;
     return R;
   }
 
@@ -131,7 +130,6 @@ private:
   const CaseSplitOptions &O;
   CaseSplitStats &Stats;
   smt::WorkBudget Budget;
-  double Spent = 0;
   std::vector<const Expr *> Literals;
 };
 

@@ -66,8 +66,9 @@ const ir::Expr *substitute(ir::Context &C, const ir::Expr *E,
 
 /// Of Conditions (uniform comparisons), those the assumptions fix, each
 /// with its constant: proved by the solver (at most TimeoutMs of solver work
-/// each, TotalMs for all of them: smt::WorkBudget), never guessed. An `shl nsw` of a size that cannot
-/// overflow, frozen by the LLVM IR as `no overflow ? x << 1 : any`, is such
+/// each, TotalMs for all of them: smt::WorkBudget), never guessed. An `shl
+/// nsw` of a size that cannot overflow, frozen by the LLVM IR as `no
+/// overflow ? x << 1 : any`, is such
 /// a condition. Replacing each by its constant is an equality under the
 /// assumptions.
 std::vector<std::pair<const ir::Expr *, bool>>
