@@ -9,7 +9,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace stagecheck::smt {
 
@@ -29,73 +31,119 @@ void writeAll(int Fd, const std::string &Text) {
   }
 }
 
-/// Reads Fd to its end or until KillAt; false when KillAt came first.
-bool readUntil(int Fd, std::chrono::steady_clock::time_point KillAt,
-               std::string &Out) {
-  using Clock = std::chrono::steady_clock;
-  for (;;) {
-    auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    KillAt - Clock::now())
-                    .count();
-    if (Left <= 0)
-      return false;
-    struct pollfd P = {Fd, POLLIN, 0};
-    if (poll(&P, 1, int(std::min<long long>(Left, 1000))) <= 0)
-      continue;
-    char Buf[65536];
-    ssize_t N = read(Fd, Buf, sizeof Buf);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return true;
-    Out.append(Buf, size_t(N));
-  }
+/// Takes the first whole answer off Buffer (each is sent as its length in
+/// decimal, a newline, then its bytes); nothing while it is still arriving.
+std::optional<std::string> takeAnswer(std::string &Buffer) {
+  size_t NewLine = Buffer.find('\n');
+  if (NewLine == std::string::npos)
+    return std::nullopt;
+  size_t Length = std::strtoull(Buffer.c_str(), nullptr, 10);
+  if (Buffer.size() - NewLine - 1 < Length)
+    return std::nullopt;
+  std::string Answer = Buffer.substr(NewLine + 1, Length);
+  Buffer.erase(0, NewLine + 1 + Length);
+  return Answer;
+}
+
+std::string whyNoAnswer(int Status) {
+  if (WIFSIGNALED(Status))
+    return std::string("died (") + strsignal(WTERMSIG(Status)) + ")";
+  return "gave no answer";
 }
 
 } // namespace
 
-ChildOutcome runInChild(const std::function<std::string()> &Work,
-                        const ChildOptions &O) {
+ChildSeries::ChildSeries(size_t First, size_t End,
+                         const std::function<std::string(size_t)> &Work,
+                         bool OwnProcessGroup)
+    : OwnProcessGroup(OwnProcessGroup) {
   int Pipe[2];
-  if (pipe(Pipe) != 0)
-    return {ChildOutcome::Failed, "",
-            std::string("could not start (pipe: ") + std::strerror(errno) + ")"};
+  if (pipe(Pipe) != 0) {
+    StartFailure = std::string("could not start (pipe: ") +
+                   std::strerror(errno) + ")";
+    Ended = true;
+    return;
+  }
   std::fflush(nullptr); // the child must not flush the parent's buffers again
-  pid_t Child = fork();
+  Child = fork();
   if (Child < 0) {
+    StartFailure = std::string("could not start (fork: ") +
+                   std::strerror(errno) + ")";
     close(Pipe[0]);
     close(Pipe[1]);
-    return {ChildOutcome::Failed, "",
-            std::string("could not start (fork: ") + std::strerror(errno) + ")"};
+    Ended = true;
+    return;
   }
   if (Child == 0) {
-    if (O.OwnProcessGroup)
+    if (OwnProcessGroup)
       setpgid(0, 0);
     close(Pipe[0]);
-    writeAll(Pipe[1], Work());
+    for (size_t I = First; I < End; ++I) {
+      std::string Answer = Work(I);
+      writeAll(Pipe[1], std::to_string(Answer.size()) + "\n" + Answer);
+    }
     close(Pipe[1]);
     std::fflush(nullptr);
     _exit(0);
   }
-  if (O.OwnProcessGroup)
+  if (OwnProcessGroup)
     setpgid(Child, Child); // either side may run first
   close(Pipe[1]);
-  std::string Answer;
-  bool Ended = readUntil(Pipe[0], O.KillAt, Answer);
-  close(Pipe[0]);
+  Fd = Pipe[0];
+}
+
+ChildSeries::~ChildSeries() {
   if (!Ended)
-    kill(O.OwnProcessGroup ? -Child : Child, SIGKILL);
+    stop(/*Kill=*/true);
+}
+
+int ChildSeries::stop(bool Kill) {
+  Ended = true;
+  close(Fd);
+  if (Kill)
+    kill(OwnProcessGroup ? -Child : Child, SIGKILL);
   int Status = 0;
   while (waitpid(Child, &Status, 0) < 0 && errno == EINTR) {
   }
-  if (!Ended)
-    return {ChildOutcome::TimedOut, "", ""};
-  if (!Answer.empty())
-    return {ChildOutcome::Answered, std::move(Answer), ""};
-  if (WIFSIGNALED(Status))
+  return Status;
+}
+
+ChildOutcome ChildSeries::next(std::chrono::steady_clock::time_point KillAt) {
+  using Clock = std::chrono::steady_clock;
+  if (Ended)
     return {ChildOutcome::Failed, "",
-            std::string("died (") + strsignal(WTERMSIG(Status)) + ")"};
-  return {ChildOutcome::Failed, "", "gave no answer"};
+            StartFailure.empty() ? "had ended" : StartFailure};
+  for (;;) {
+    if (std::optional<std::string> Answer = takeAnswer(Buffer)) {
+      if (!Answer->empty())
+        return {ChildOutcome::Answered, std::move(*Answer), ""};
+      stop(/*Kill=*/true);
+      return {ChildOutcome::Failed, "", "gave no answer"};
+    }
+    auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    KillAt - Clock::now())
+                    .count();
+    if (Left <= 0) {
+      stop(/*Kill=*/true);
+      return {ChildOutcome::TimedOut, "", ""};
+    }
+    struct pollfd P = {Fd, POLLIN, 0};
+    if (poll(&P, 1, int(std::min<long long>(Left, 1000))) <= 0)
+      continue;
+    char Chunk[65536];
+    ssize_t N = read(Fd, Chunk, sizeof Chunk);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0) // the child ended before this job's answer was whole
+      return {ChildOutcome::Failed, "", whyNoAnswer(stop(/*Kill=*/false))};
+    Buffer.append(Chunk, size_t(N));
+  }
+}
+
+ChildOutcome runInChild(const std::function<std::string()> &Work,
+                        const ChildOptions &O) {
+  ChildSeries Series(0, 1, [&](size_t) { return Work(); }, O.OwnProcessGroup);
+  return Series.next(O.KillAt);
 }
 
 } // namespace stagecheck::smt

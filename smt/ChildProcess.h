@@ -13,6 +13,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <sys/types.h>
 
 namespace stagecheck::smt {
 
@@ -41,6 +42,40 @@ struct ChildOptions {
 /// caller's stack (it is followed by _exit in the child).
 ChildOutcome runInChild(const std::function<std::string()> &Work,
                         const ChildOptions &O);
+
+/// One forked child that works through jobs First, First+1, ... End-1 in
+/// order and sends back each job's answer as soon as it is made. What the
+/// first job warms up (the heap's pages, a solver's tables) serves the rest,
+/// where a child per job would fault it all in again; each job still has
+/// its own deadline. Once a job times out or the child dies, the series is
+/// over: the caller starts another for the jobs after it.
+class ChildSeries {
+public:
+  /// Forks at once. Work(I) runs in the child, as in runInChild.
+  ChildSeries(size_t First, size_t End,
+              const std::function<std::string(size_t)> &Work,
+              bool OwnProcessGroup);
+  ~ChildSeries(); // kills what is left of the child and reaps it
+  ChildSeries(const ChildSeries &) = delete;
+  ChildSeries &operator=(const ChildSeries &) = delete;
+
+  /// The next job's answer; TimedOut (the child is killed) if KillAt comes
+  /// first, Failed if the child died or could not start. After either, the
+  /// series has ended.
+  ChildOutcome next(std::chrono::steady_clock::time_point KillAt);
+  bool ended() const { return Ended; }
+
+private:
+  /// Ends the series: kills the child if asked, reaps it, returns its status.
+  int stop(bool Kill);
+
+  pid_t Child = -1;
+  int Fd = -1;
+  bool OwnProcessGroup;
+  bool Ended = false;
+  std::string StartFailure; // why the child could not start
+  std::string Buffer;       // bytes read past the last whole answer
+};
 
 } // namespace stagecheck::smt
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -90,11 +91,24 @@ uint64_t unitsCounted(z3::solver &S) {
   return 0;
 }
 
-/// A context for the attempts made in this process, apart from the one the
-/// children inherit (which must stay as made).
-z3::context &ownContext() {
-  static z3::context *Made = new z3::context;
-  return *Made;
+/// The context for the attempts made in this process, apart from the one
+/// the children inherit (which must stay as made), and the units it has
+/// counted so far.
+struct OwnContext {
+  std::unique_ptr<z3::context> Z;
+  uint64_t Counted = 0;
+};
+
+OwnContext &ownContextSlot() {
+  static OwnContext Own;
+  return Own;
+}
+
+OwnContext &ownContext() {
+  OwnContext &Own = ownContextSlot();
+  if (!Own.Z)
+    Own.Z = std::make_unique<z3::context>();
+  return Own;
 }
 
 /// One attempt's whole job: encode, solve, and describe the answer in lines:
@@ -253,9 +267,9 @@ Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
                    const SolverOptions &O, uint64_t Units, unsigned Seed,
                    std::chrono::steady_clock::time_point KillAt, bool Here) {
   if (Here) {
-    static uint64_t OwnCounted = 0; // by ownContext() so far
+    OwnContext &Own = ownContext();
     return {Attempt::Answered,
-            solveOnce(ownContext(), Q, Leaves, Units, Seed, OwnCounted), ""};
+            solveOnce(*Own.Z, Q, Leaves, Units, Seed, Own.Counted), ""};
   }
   prepareSolverChildren();
   ChildOptions Child;
@@ -518,6 +532,12 @@ std::string WorkBudget::spentReason() const {
 }
 
 void prepareSolverChildren() { inheritedContext(); }
+
+void startAfresh() {
+  OwnContext &Own = ownContextSlot();
+  Own.Z.reset();
+  Own.Counted = 0;
+}
 
 std::string solverVersion() {
   unsigned Major, Minor, Build, Revision;

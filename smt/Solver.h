@@ -101,6 +101,11 @@ private:
 /// so that the workers share one copy and no fork lands while it is made.
 void prepareSolverChildren();
 
+/// Forgets what this process's own solving has learnt, so that the work
+/// begun next (a stage pair's check) answers as it would in a new process,
+/// whatever was checked before it here.
+void startAfresh();
+
 /// "4.8.12", the solver library in use.
 std::string solverVersion();
 

@@ -1,6 +1,7 @@
 #include "stages/Pipeline.h"
 
 #include "ir/Errors.h"
+#include "smt/Solver.h"
 #include "stages/Report.h"
 
 #include <chrono>
@@ -149,6 +150,7 @@ static PairResult runPair(const StagePair &P, const bundle::Manifest &M,
     return R;
   }
   ir::Context C;
+  smt::startAfresh();
   try {
     return (*Checker)(C, M, L, O);
   } catch (const ir::UnsupportedError &E) {
@@ -175,6 +177,16 @@ AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
   auto Selected = [&](const StagePair &P) {
     return O.Pairs.empty() || O.Pairs.count(P.id());
   };
+  // Pairs found in the cache are done at once; the others are checked
+  // together below, so that one child process can run them all.
+  struct PendingPair {
+    size_t Index;
+    ResultCache::Key Key;
+    bool Cacheable;
+    StagePair Pair;
+    const bundle::Launch *Launch;
+  };
+  std::vector<PendingPair> Pending;
   auto Run = [&](const StagePair &P, const bundle::Launch *L) {
     PairReport Report{P, L ? L->Kernel : "", {}, false};
     bool Cacheable = O.Cache && findChecker(P);
@@ -195,18 +207,7 @@ AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
         R.Pairs.push_back(std::move(Report));
         return;
       }
-    CheckOptions Check = O.Check;
-    if (O.PairTimeLimitSeconds > 0) {
-      auto End = std::chrono::steady_clock::now() +
-                 std::chrono::milliseconds(
-                     int64_t(O.PairTimeLimitSeconds * 1000));
-      if (!Check.Solver.Deadline || End < *Check.Solver.Deadline)
-        Check.Solver.Deadline = End;
-    }
-    auto Work = [&] { return runPair(P, M, L, Check); };
-    Report.Result = O.RunPair ? O.RunPair(Work) : Work();
-    if (Cacheable)
-      O.Cache->store(Key, Report.Result);
+    Pending.push_back({R.Pairs.size(), std::move(Key), Cacheable, P, L});
     R.Pairs.push_back(std::move(Report));
   };
   for (const StagePair &P : pipelinePairs())
@@ -216,6 +217,32 @@ AuditReport audit(const bundle::Manifest &M, const AuditOptions &O) {
     for (const StagePair &P : pipelinePairs())
       if (!P.wholeProgram() && Selected(P))
         Run(P, L);
+  std::vector<std::function<PairResult()>> Checks;
+  for (const PendingPair &Each : Pending)
+    Checks.push_back([&O, &M, &Each] {
+      // The pair's limit counts from its own start.
+      CheckOptions Check = O.Check;
+      if (O.PairTimeLimitSeconds > 0) {
+        auto End = std::chrono::steady_clock::now() +
+                   std::chrono::milliseconds(
+                       int64_t(O.PairTimeLimitSeconds * 1000));
+        if (!Check.Solver.Deadline || End < *Check.Solver.Deadline)
+          Check.Solver.Deadline = End;
+      }
+      return runPair(Each.Pair, M, Each.Launch, Check);
+    });
+  std::vector<PairResult> Results;
+  if (O.RunPairs) {
+    Results = O.RunPairs(Checks);
+  } else {
+    for (const auto &Check : Checks)
+      Results.push_back(Check());
+  }
+  for (size_t I = 0; I < Pending.size(); ++I) {
+    R.Pairs[Pending[I].Index].Result = std::move(Results.at(I));
+    if (Pending[I].Cacheable)
+      O.Cache->store(Pending[I].Key, R.Pairs[Pending[I].Index].Result);
+  }
   // The first failure in pipeline order: earlier stages first, so a bug is
   // blamed on the pair where it entered.
   for (const StagePair &P : pipelinePairs())

@@ -111,11 +111,14 @@ struct AuditOptions {
   /// that timed out under the same limits is taken to time out again).
   bool RetryTimeouts = false;
   /// Each pair's wall-clock limit in seconds (0: none): its queries stop
-  /// there (Solver.Deadline), and RunPair, when set, stops the rest.
+  /// there (Solver.Deadline), and RunPairs, when set, stops the rest.
   double PairTimeLimitSeconds = 0;
-  /// Runs one pair's check; empty: in this process. The command line runs
-  /// each pair in a child process that is killed past the limit.
-  std::function<PairResult(const std::function<PairResult()> &Check)> RunPair;
+  /// Runs the pairs' checks not found in the cache, in order, and returns
+  /// their results; empty: one after another in this process. The command
+  /// line runs them in a child process that is killed past a pair's limit.
+  std::function<std::vector<PairResult>(
+      const std::vector<std::function<PairResult()>> &Checks)>
+      RunPairs;
 };
 
 AuditReport audit(const bundle::Manifest &M, const AuditOptions &O);

@@ -79,28 +79,49 @@ std::string limitReason(double LimitSeconds) {
 
 } // namespace
 
+std::vector<stages::PairResult>
+runAllWithinLimit(const std::vector<std::function<stages::PairResult()>> &Checks,
+                  double LimitSeconds) {
+  std::vector<stages::PairResult> Results;
+  if (LimitSeconds <= 0) {
+    for (const auto &Check : Checks)
+      Results.push_back(Check());
+    return Results;
+  }
+  using Clock = std::chrono::steady_clock;
+  // Checked pairs report by themselves at the limit (Solver.Deadline); the
+  // child is killed only when one has not answered a while later.
+  auto KilledAfter = std::chrono::milliseconds(int64_t(
+      std::ceil((LimitSeconds + std::min(LimitSeconds, 10.0)) * 1000)));
+  smt::prepareSolverChildren(); // before the fork: the pairs' queries share it
+  while (Results.size() < Checks.size()) {
+    smt::ChildSeries Series(
+        Results.size(), Checks.size(),
+        [&](size_t I) { return answerOf(Checks[I]); },
+        /*OwnProcessGroup=*/true); // its solver processes die with it
+    while (!Series.ended() && Results.size() < Checks.size()) {
+      auto Start = Clock::now();
+      smt::ChildOutcome C = Series.next(Start + KilledAfter);
+      if (C.How == smt::ChildOutcome::Answered) {
+        Results.push_back(fromAnswer(C.Answer));
+        continue;
+      }
+      // This pair gets its verdict; the pairs after it, a new child.
+      stages::PairResult R =
+          unknown(C.How == smt::ChildOutcome::TimedOut
+                      ? limitReason(LimitSeconds)
+                      : "the checker's process " + C.Failure);
+      R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+      Results.push_back(std::move(R));
+    }
+  }
+  return Results;
+}
+
 stages::PairResult
 runWithinLimit(const std::function<stages::PairResult()> &Check,
                double LimitSeconds) {
-  if (LimitSeconds <= 0)
-    return Check();
-  using Clock = std::chrono::steady_clock;
-  auto Start = Clock::now();
-  smt::ChildOptions Child;
-  Child.OwnProcessGroup = true; // the solver processes it starts die with it
-  double KilledAfter = LimitSeconds + std::min(LimitSeconds, 10.0);
-  Child.KillAt = Start + std::chrono::milliseconds(
-                             int64_t(std::ceil(KilledAfter * 1000)));
-  smt::prepareSolverChildren(); // before the fork: the pair's queries share it
-  smt::ChildOutcome C = smt::runInChild([&] { return answerOf(Check); }, Child);
-  if (C.How == smt::ChildOutcome::Answered)
-    return fromAnswer(C.Answer);
-  stages::PairResult R =
-      unknown(C.How == smt::ChildOutcome::TimedOut
-                  ? limitReason(LimitSeconds)
-                  : "the checker's process " + C.Failure);
-  R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
-  return R;
+  return runAllWithinLimit({Check}, LimitSeconds).front();
 }
 
 } // namespace stagecheck::tools

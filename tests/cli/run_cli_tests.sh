@@ -92,6 +92,10 @@ expect 2 "time limit of 0.02 s was reached" -- "$stagecheck" check --pair-time-l
 (( SECONDS - start <= 5 )) || { echo "FAIL: a 0.02 s pair limit took $((SECONDS - start)) s"; fails=$((fails + 1)); }
 # The check's own deadline or the parent stopping it, whichever comes first.
 expect 2 "LLVM IR -> PTX .*time limit.* was reached" -- "$stagecheck" audit --stages 'llir->ptx' --pair-time-limit-s 0.02 "$(dirname "$0")/../corpus/tutorial_matmul"
+# Every pair of an audit gets its own limit and its own verdict, though the
+# pairs share a child process until one is stopped.
+expect 2 "TTGIR -> LLVM IR .*time limit.* was reached" -- "$stagecheck" audit --pair-time-limit-s 0.02 "$(dirname "$0")/../corpus/tutorial_matmul"
+[[ $(grep -c "^  [A-Z].*time limit.* was reached" "$tmp/out") -eq 4 ]] || { echo "FAIL: not every pair of a 0.02 s audit was stopped at its limit"; cat "$tmp/out"; fails=$((fails + 1)); }
 expect 3 "pair-time-limit-s must be 0 or more" -- "$stagecheck" check --pair-time-limit-s -1 "$sir/assoc.src.sir" "$sir/assoc.tgt.sir"
 
 # Bad input met inside a pair's child process is reported whole, with its

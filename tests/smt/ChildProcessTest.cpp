@@ -3,6 +3,7 @@
 #include "smt/ChildProcess.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -86,6 +87,69 @@ TEST(ChildProcess, AChildPastItsDeadlineIsKilledWithItsGroup) {
   EXPECT_TRUE(Gone) << "the grandchild " << Grandchild << " still runs";
   if (!Gone)
     kill(Grandchild, SIGKILL);
+}
+
+std::chrono::steady_clock::time_point in(double Seconds) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::milliseconds(int64_t(Seconds * 1000));
+}
+
+TEST(ChildSeries, OneChildAnswersEveryJobInOrder) {
+  ChildSeries Series(
+      0, 3,
+      [](size_t I) {
+        return std::to_string(I) + " by " + std::to_string(getpid());
+      },
+      /*OwnProcessGroup=*/true);
+  std::string By;
+  for (size_t I = 0; I < 3; ++I) {
+    ChildOutcome C = Series.next(in(20));
+    ASSERT_EQ(C.How, ChildOutcome::Answered) << C.Failure;
+    std::string Job = C.Answer.substr(0, C.Answer.find(' '));
+    std::string Pid = C.Answer.substr(C.Answer.rfind(' ') + 1);
+    EXPECT_EQ(Job, std::to_string(I));
+    EXPECT_NE(Pid, std::to_string(getpid()));
+    if (I == 0)
+      By = Pid;
+    EXPECT_EQ(Pid, By) << "job " << I << " ran in another process";
+  }
+}
+
+TEST(ChildSeries, AJobPastItsDeadlineEndsTheSeriesAndTheNextOneRunsAfresh) {
+  auto Job = [](size_t I) -> std::string {
+    if (I == 1)
+      for (;;)
+        pause();
+    return "answer " + std::to_string(I);
+  };
+  ChildSeries First(0, 3, Job, /*OwnProcessGroup=*/true);
+  ChildOutcome A = First.next(in(20));
+  ASSERT_EQ(A.How, ChildOutcome::Answered);
+  EXPECT_EQ(A.Answer, "answer 0");
+  EXPECT_EQ(First.next(in(0.3)).How, ChildOutcome::TimedOut);
+  EXPECT_TRUE(First.ended());
+  EXPECT_EQ(First.next(in(20)).How, ChildOutcome::Failed);
+  ChildSeries Rest(2, 3, Job, /*OwnProcessGroup=*/true);
+  ChildOutcome C = Rest.next(in(20));
+  ASSERT_EQ(C.How, ChildOutcome::Answered) << C.Failure;
+  EXPECT_EQ(C.Answer, "answer 2");
+}
+
+TEST(ChildSeries, AJobThatCrashesIsNamedAfterTheAnswersBeforeIt) {
+  ChildSeries Series(
+      0, 2,
+      [](size_t I) -> std::string {
+        if (I == 1)
+          std::abort();
+        return "fine";
+      },
+      /*OwnProcessGroup=*/false);
+  ChildOutcome A = Series.next(in(20));
+  ASSERT_EQ(A.How, ChildOutcome::Answered);
+  EXPECT_EQ(A.Answer, "fine");
+  ChildOutcome B = Series.next(in(20));
+  ASSERT_EQ(B.How, ChildOutcome::Failed);
+  EXPECT_NE(B.Failure.find("Aborted"), std::string::npos) << B.Failure;
 }
 
 } // namespace
