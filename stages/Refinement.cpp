@@ -71,6 +71,10 @@ Verdict worst(Verdict A, Verdict B) { return severity(A) >= severity(B) ? A : B;
 
 namespace {
 
+/// How many times a query is asked again with the allowed choices its
+/// last input showed taken (CheckOptions::AllowedChoiceTaken).
+constexpr unsigned AllowedChoiceRounds = 3;
+
 /// A buffer's final content at one index, as seen by one side.
 struct FinalContent {
   const Expr *Written; // i1: some write hits the index
@@ -576,7 +580,8 @@ private:
   /// preferred launch the solver may pick) does not test again.
   void confirm(const std::string &Name, const Expr *Violation,
                const Env &Model, const BufferQuery *Where,
-               bool Retesting = true) {
+               bool Retesting = true, const Expr *Searched = nullptr,
+               unsigned ChoiceRounds = 0) {
     try {
       // Kept while shrinking: the preferred launch, once it is shown.
       const Expr *Shown = Violation;
@@ -636,13 +641,33 @@ private:
           return;
         }
       }
-      if (Options.AllowedChoiceExplains)
-        if (std::optional<std::string> Why =
-                Options.AllowedChoiceExplains(Shown, Replay)) {
-          Result.Kind = Verdict::Unknown;
-          Result.Reason = Name + ": " + *Why;
-          return;
+      if (Options.AllowedChoiceTaken &&
+          Options.AllowedChoiceTaken(Shown, Replay)) {
+        // Only a difference the choices explain may have been found, with
+        // a real one behind it: ask again with the choices taken (from
+        // the violation, not the launch it was shown at).
+        std::string Again;
+        const Expr *Taken =
+            Options.AllowedChoiceTaken(Searched ? Searched : Violation, Replay);
+        if (Taken && ChoiceRounds < AllowedChoiceRounds) {
+          smt::QueryResult R = smt::solve(
+              {Name, Taken, {}, Options.Arithmetic}, Options.Solver);
+          Result.Queries.push_back(
+              {Name, R.Kind,
+               "asked again with the choices the input found shows taken" +
+                   (R.Reason.empty() ? "" : ": " + R.Reason),
+               R.Seconds, R.DumpedTo});
+          if (R.Kind == smt::Outcome::Counterexample)
+            return confirm(Name, Violation, R.Model, Where, Retesting, Taken,
+                           ChoiceRounds + 1);
+          Again = R.Kind == smt::Outcome::Proved
+                      ? "; with them taken it holds nowhere"
+                      : "; asked again with them taken: " + R.Reason;
         }
+        Result.Kind = Verdict::Unknown;
+        Result.Reason = Name + ": " + Options.AllowedChoiceReason + Again;
+        return;
+      }
       Replay = shrink(Shown, Replay, hints(Where));
       Interpreter I(Replay);
       assert(I.eval(Violation).isTrue() && "shrinking keeps the violation");

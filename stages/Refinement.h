@@ -118,14 +118,16 @@ struct CheckOptions {
   /// nothing about signs of zeros, so the pair must not call it proved.
   bool ZerosOfEitherSign = false;
   /// A choice the source's semantics leaves to the compiler that the
-  /// check's own matching missed, seen at a concrete input: given a
-  /// violation and an input where it holds, why the input is nonetheless
-  /// no counterexample (LLVM IR <-> PTX: an fma contraction of operands
-  /// the PTX computes as other nodes of equal value), or nothing. Such an
-  /// input makes the verdict unknown, never a counterexample.
-  std::function<std::optional<std::string>(const ir::Expr *Violation,
-                                           const ir::Env &In)>
-      AllowedChoiceExplains;
+  /// check's own matching missed, seen at a concrete input (LLVM IR <->
+  /// PTX: an fma contraction of operands the PTX computes as other nodes
+  /// of equal value): given a violation and an input where it holds, the
+  /// violation with the choices taken that remove it there, or null. Such
+  /// an input is no counterexample: the query is asked again with the
+  /// choices taken, a few times, for an input that differs whatever is
+  /// chosen; none found, the verdict is unknown (AllowedChoiceReason).
+  std::function<const ir::Expr *(const ir::Expr *Violation, const ir::Env &In)>
+      AllowedChoiceTaken;
+  std::string AllowedChoiceReason;
 };
 
 PairResult checkRefinement(ir::Context &C, const ir::Effects &Source,

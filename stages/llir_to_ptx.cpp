@@ -35,6 +35,10 @@ namespace stagecheck::stages {
 
 namespace {
 
+/// How many times a communication query is asked again with the
+/// contractions its last input showed taken before it is left unknown.
+constexpr unsigned ContractionRounds = 3;
+
 /// The sm version of a PTX text's .target directive (0 when none).
 unsigned ptxTarget(const std::string &PtxText) {
   size_t At = PtxText.find(".target");
@@ -553,8 +557,14 @@ private:
   /// such a choice removes is one the compilation allows, so the input is
   /// no counterexample. Only nodes the PTX does not share are rewritten.
   bool explainedByContraction(const Expr *Violation, const Env &In) {
+    return contractionTaken(Violation, In) != nullptr;
+  }
+
+  /// The violation with the contractions that remove it at In taken (each
+  /// one the LLVM IR allows, at every input), or null where none does.
+  const Expr *contractionTaken(const Expr *Violation, const Env &In) {
     if (Source.Contractible.empty())
-      return false;
+      return nullptr;
     std::vector<const Expr *> TargetNodes = postOrder(rootsOf(Target.Thread));
     std::unordered_set<const Expr *> InTarget(TargetNodes.begin(),
                                               TargetNodes.end());
@@ -577,7 +587,7 @@ private:
         if (std::optional<Triple> T = TripleOf(N))
           PtxFmas.insert(*T);
     if (PtxFmas.empty())
-      return false;
+      return nullptr;
     std::unordered_set<const Expr *> Allowed;
     for (const Expr *N : Source.Contractible)
       if (!InTarget.count(N))
@@ -591,11 +601,11 @@ private:
     });
     const Expr *Fused = Rewrite(Violation);
     if (Fused == Violation)
-      return false;
+      return nullptr;
     try {
-      return !I.eval(Fused).isTrue();
+      return I.eval(Fused).isTrue() ? nullptr : Fused;
     } catch (const EvalError &) {
-      return false;
+      return nullptr;
     }
   }
 
@@ -1084,7 +1094,12 @@ private:
   /// reports the first exchange that differs: with the functions' own
   /// values where it holds with them (stages/Assumed.h), else with the
   /// model's if an approximation could give them.
-  bool replayExchange(const Env &Model) {
+  ///
+  /// Searched is what the solver was asked (the exchange's difference with
+  /// the contractions earlier inputs showed taken), after Round such
+  /// questions.
+  bool replayExchange(const Env &Model, const Expr *Searched = nullptr,
+                      unsigned Round = 0) {
     const auto &S = Source.Thread.Exchanges;
     std::vector<const Expr *> Roots = rootsOf(Source.Thread);
     std::vector<const Expr *> More = rootsOf(Target.Thread);
@@ -1123,13 +1138,40 @@ private:
       return false;
     }
     auto [K, Why] = *Differs;
-    if (explainedByContraction(exchangeDiffers(S[K], Target.Thread.Exchanges[K]),
-                               completed(Shown, Roots))) {
+    const Expr *Differ = exchangeDiffers(S[K], Target.Thread.Exchanges[K]);
+    Env At = completed(Shown, Roots);
+    if (explainedByContraction(Differ, At)) {
+      // The solver may have found only differences the contractions
+      // explain, and a real one (a wrong mask) stays unseen behind them:
+      // ask again with the contractions this input shows taken. Proved so,
+      // the verdict stays unknown: another query may need another choice.
+      std::string Again;
+      const Expr *Taken = contractionTaken(Searched ? Searched : Differ, At);
+      if (Taken && Round < ContractionRounds) {
+        const Expr *Defined =
+            C.notOf(Source.Thread.Effects.undefinedCondition(C));
+        CaseSplitStats Split;
+        smt::QueryResult QR = solveByCases(
+            C, {"communication", C.andOf(Defined, Taken), Assumptions,
+                smt::Mode::IEEE},
+            Options.Check.Solver, {}, &Split);
+        R.Queries.push_back({"communication", QR.Kind,
+                             "exchange " + std::to_string(K + 1) +
+                                 " asked again with the contractions the "
+                                 "input found shows taken",
+                             QR.Seconds, QR.DumpedTo});
+        if (QR.Kind == smt::Outcome::Counterexample)
+          return replayExchange(QR.Model, Taken, Round + 1);
+        Again = QR.Kind == smt::Outcome::Proved
+                    ? "; with them taken it differs nowhere"
+                    : "; asked again with them taken: " + QR.Reason;
+      }
       R.Kind = Verdict::Unknown;
       R.Reason = "communication: exchange " + std::to_string(K + 1) +
                  " differs on the input found, but an fma contraction the "
                  "LLVM IR allows removes the difference (the PTX fuses "
-                 "operands of equal value built another way)";
+                 "operands of equal value built another way)" +
+                 Again;
       return false;
     }
     Counterexample X;
@@ -1151,14 +1193,13 @@ private:
     CheckOptions O = Options.Check;
     O.Assumptions = Assumptions;
     O.Arithmetic = smt::Mode::IEEE;
-    O.AllowedChoiceExplains = [this](const Expr *Violation, const Env &In)
-        -> std::optional<std::string> {
-      if (!explainedByContraction(Violation, In))
-        return std::nullopt;
-      return "the two sides differ on the input found, but an fma "
-             "contraction the LLVM IR allows removes the difference (the PTX "
-             "fuses operands of equal value built another way)";
+    O.AllowedChoiceTaken = [this](const Expr *Violation, const Env &In) {
+      return contractionTaken(Violation, In);
     };
+    O.AllowedChoiceReason =
+        "the two sides differ on the input found, but an fma contraction "
+        "the LLVM IR allows removes the difference (the PTX fuses operands "
+        "of equal value built another way)";
     GuardSimplifier Under(C);
     Effects S = Source.Thread.Effects, T = Target.Thread.Effects;
     for (Effects *E : {&S, &T})
