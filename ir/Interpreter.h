@@ -76,6 +76,8 @@ public:
   /// Whether some call's value came from the host fallback rather than the
   /// environment (such a value is only illustrative).
   bool usedHostFallback() const { return HostFallback; }
+  /// How many nodes have been evaluated so far (each once): the work done.
+  size_t evaluatedNodes() const { return Memo.size(); }
 
 private:
   /// Values by node, open addressing over node addresses: evaluation looks
@@ -86,6 +88,7 @@ private:
     const Value *find(const Expr *E) const;
     void insert(const Expr *E, Value V); // E not yet present
     const Value &at(const Expr *E) const;
+    size_t size() const { return Used; }
 
   private:
     struct Slot {

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -15,6 +17,33 @@ using namespace stagecheck::ir;
 namespace stagecheck::stages {
 
 namespace {
+
+/// Testing's work a millisecond, a trial counted as its whole tree, and
+/// shrinking's, counted as the nodes its tries evaluate and the values
+/// they copy, on the 2-core machine of docs/BENCHMARKS.md
+/// (STAGECHECK_TESTING_LOG over the corpus: testing calls of 5 ms or more
+/// did 17000, 29000 and 42000 a millisecond at their quartiles; the two
+/// long shrinks 6200 and 8000).
+constexpr double InterpretedNodesPerMs = 30000;
+constexpr uint64_t ShrinkingWorkPerMs = 8000;
+
+/// Appends one line per testing or shrinking call to the file
+/// STAGECHECK_TESTING_LOG names: "falsify" or "shrink", the work done (in
+/// nodes) and its wall-clock milliseconds, from which InterpretedNodesPerMs
+/// is calibrated.
+void logTesting(const char *What, uint64_t Work,
+                std::chrono::steady_clock::time_point Start) {
+  static const char *Path = std::getenv("STAGECHECK_TESTING_LOG");
+  if (!Path)
+    return;
+  double Ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - Start)
+                  .count();
+  if (FILE *F = std::fopen(Path, "a")) {
+    std::fprintf(F, "%s\t%llu\t%.2f\n", What, (unsigned long long)Work, Ms);
+    std::fclose(F);
+  }
+}
 
 class InputGenerator {
 public:
@@ -298,9 +327,26 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
   ComparedSizes Sizes = !O.SourceSide.empty() && !O.Base.symbols().empty()
                             ? comparedSizes(Violation)
                             : ComparedSizes();
+  // Each trial counted as interpreting every node once.
+  const uint64_t PerTrial = postOrder(Roots).size();
+  unsigned Trial = 0;
+  struct CountOnExit {
+    uint64_t *Spent;
+    const unsigned &Trials;
+    uint64_t PerTrial;
+    std::chrono::steady_clock::time_point Start =
+        std::chrono::steady_clock::now();
+    ~CountOnExit() {
+      if (Spent)
+        *Spent += uint64_t(Trials) * PerTrial;
+      logTesting("falsify", uint64_t(Trials) * PerTrial, Start);
+    }
+  } Count{O.WorkSpent, Trial, PerTrial};
   InputGenerator Gen(O.Seed);
-  for (unsigned Trial = 0; Trial < O.Trials; ++Trial) {
+  for (; Trial < O.Trials; ++Trial) {
     if (O.Deadline && std::chrono::steady_clock::now() > *O.Deadline)
+      break;
+    if (O.WorkLimit && uint64_t(Trial) * PerTrial >= *O.WorkLimit)
       break;
     // Every other trial draws tame buffer contents (symbols stay wild:
     // sizes and program ids need their edge values).
@@ -480,20 +526,27 @@ std::vector<Value> simplerValues(const Value &V) {
   return Out;
 }
 
-bool holdsAsIs(const Expr *Violation, Env &Inputs) {
+/// Copying an input costs about a node's evaluation per value it holds.
+uint64_t copyWork(const Env &In) {
+  return In.symbols().size() + In.reads().size();
+}
+
+bool holdsAsIs(const Expr *Violation, Env &Inputs, uint64_t &Work) {
   Env Recorded;
   auto Supply = [&](const std::string &Buffer, uint64_t Index, Type T) {
     Value Zero = Value::ofBits(T, 0);
     Recorded.setRead(Buffer, Index, Zero);
     return Zero;
   };
+  Interpreter I(Inputs, Supply);
+  bool Holds = false;
   try {
-    Interpreter I(Inputs, Supply);
-    if (!I.eval(Violation).isTrue())
-      return false;
+    Holds = I.eval(Violation).isTrue();
   } catch (const EvalError &) {
-    return false;
   }
+  Work += I.evaluatedNodes();
+  if (!Holds)
+    return false;
   for (const auto &[Key, V] : Recorded.reads()) // make unset reads explicit
     Inputs.setRead(Key.first, Key.second, V);
   return true;
@@ -501,12 +554,14 @@ bool holdsAsIs(const Expr *Violation, Env &Inputs) {
 
 /// Whether the violation holds, after placing each hint symbol on one of its
 /// candidates (the first that works).
+/// Work: the nodes evaluated, and the inputs copied, are added there.
 bool holds(const Expr *Violation, Env &Inputs,
-           const std::vector<FalsifyOptions::IndexHint> &Hints) {
+           const std::vector<FalsifyOptions::IndexHint> &Hints,
+           uint64_t &Work) {
   // The input as it stands first: the hint symbols usually still sit on an
   // element that shows the violation, and trying every candidate costs a
   // full evaluation each.
-  if (holdsAsIs(Violation, Inputs))
+  if (holdsAsIs(Violation, Inputs, Work))
     return true;
   if (Hints.empty())
     return false;
@@ -514,12 +569,13 @@ bool holds(const Expr *Violation, Env &Inputs,
   std::vector<FalsifyOptions::IndexHint> Rest(Hints.begin() + 1, Hints.end());
   for (const Expr *Candidate : H.Candidates) {
     Env Trial = Inputs;
+    Work += copyWork(Inputs);
     try {
       Trial.setSymbol(H.Symbol->name(), Interpreter(Trial).eval(Candidate));
     } catch (const EvalError &) {
       continue;
     }
-    if (holds(Violation, Trial, Rest)) {
+    if (holds(Violation, Trial, Rest, Work)) {
       Inputs = Trial;
       return true;
     }
@@ -527,15 +583,35 @@ bool holds(const Expr *Violation, Env &Inputs,
   return false;
 }
 
+/// What shrinking has spent of its limit: the nodes its tries evaluated
+/// and the inputs they copied.
+class ShrinkWork {
+public:
+  explicit ShrinkWork(uint64_t Limit) : Limit(Limit) {}
+  ~ShrinkWork() { logTesting("shrink", Spent, Start); }
+  bool left() const { return Spent < Limit; }
+  /// A copy of In for one more try, its cost counted.
+  Env copy(const Env &In) {
+    Spent += copyWork(In);
+    return In;
+  }
+  uint64_t Spent = 0;
+
+private:
+  uint64_t Limit;
+  std::chrono::steady_clock::time_point Start =
+      std::chrono::steady_clock::now();
+};
+
 /// Groups of inputs (symbols and buffer elements) set to zero at once: all
 /// of them, then halves, quarters and so on, each group in one evaluation.
 /// A reduction's counterexample rarely needs more than a few of its
 /// hundreds of elements, and element by element a pass over them does not
-/// fit the time shrinking has. Hint symbols follow their candidates and
+/// fit the work shrinking may do. Hint symbols follow their candidates and
 /// are left alone.
 void zeroGroups(const Expr *Violation, Env &Best,
                 const std::vector<FalsifyOptions::IndexHint> &Hints,
-                std::chrono::steady_clock::time_point Deadline) {
+                ShrinkWork &Work) {
   // A slot: a symbol's name, or a buffer element (name, index).
   struct Slot {
     std::string Name;
@@ -557,9 +633,9 @@ void zeroGroups(const Expr *Violation, Env &Best,
   };
   for (size_t Size = Slots.size();; Size = (Size + 1) / 2) {
     for (size_t First = 0; First < Slots.size(); First += Size) {
-      if (std::chrono::steady_clock::now() > Deadline)
+      if (!Work.left())
         return;
-      Env Trial = Best;
+      Env Trial = Work.copy(Best);
       bool Differs = false;
       for (size_t K = First; K < std::min(First + Size, Slots.size()); ++K) {
         const Value *V = Current(Slots[K]);
@@ -572,7 +648,7 @@ void zeroGroups(const Expr *Violation, Env &Best,
           Trial.setSymbol(Slots[K].Name, Zero);
         Differs = true;
       }
-      if (Differs && holds(Violation, Trial, Hints))
+      if (Differs && holds(Violation, Trial, Hints, Work.Spent))
         Best = Trial;
     }
     if (Size <= 2)
@@ -585,7 +661,8 @@ void zeroGroups(const Expr *Violation, Env &Best,
 Env shrink(const Expr *Violation, const Env &Failing,
            const std::vector<FalsifyOptions::IndexHint> &Hints) {
   Env Best = Failing;
-  if (!holds(Violation, Best, Hints))
+  uint64_t FirstLook = 0;
+  if (!holds(Violation, Best, Hints, FirstLook))
     return Failing;
   auto IsHint = [&](const std::string &Name) {
     for (const FalsifyOptions::IndexHint &H : Hints)
@@ -593,13 +670,12 @@ Env shrink(const Expr *Violation, const Env &Failing,
         return true;
     return false;
   };
-  // Shrinking makes reports readable; it must not cost more than the check.
-  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  zeroGroups(Violation, Best, Hints,
-             std::chrono::steady_clock::now() + std::chrono::milliseconds(500));
+  // Shrinking makes reports readable; it must not cost more than the check
+  // (about a second, half of it for zeroing groups).
+  ShrinkWork Groups(500 * ShrinkingWorkPerMs);
+  zeroGroups(Violation, Best, Hints, Groups);
+  ShrinkWork Work(1000 * ShrinkingWorkPerMs);
   for (int Pass = 0; Pass < 200; ++Pass) {
-    if (std::chrono::steady_clock::now() > Deadline)
-      break;
     bool Changed = false;
     const Env Snapshot = Best;
     for (const auto &[Name, V] : Snapshot.symbols())
@@ -617,11 +693,11 @@ Env shrink(const Expr *Violation, const Env &Failing,
                                   Candidate.asSigned() > V.asSigned());
         if (!Smaller)
           continue;
-        if (std::chrono::steady_clock::now() > Deadline)
+        if (!Work.left())
           break;
-        Env Trial = Best;
+        Env Trial = Work.copy(Best);
         Trial.setSymbol(Name, Candidate);
-        if (holds(Violation, Trial, Hints)) {
+        if (holds(Violation, Trial, Hints, Work.Spent)) {
           Best = Trial;
           Changed = true;
           break;
@@ -638,11 +714,11 @@ Env shrink(const Expr *Violation, const Env &Failing,
                            : std::llabs(Candidate.asSigned()) < std::llabs(V.asSigned());
         if (!Smaller)
           continue;
-        if (std::chrono::steady_clock::now() > Deadline)
+        if (!Work.left())
           break;
-        Env Trial = Best;
+        Env Trial = Work.copy(Best);
         Trial.setRead(Key.first, Key.second, Candidate);
-        if (holds(Violation, Trial, Hints)) {
+        if (holds(Violation, Trial, Hints, Work.Spent)) {
           Best = Trial;
           Changed = true;
           break;
@@ -652,6 +728,10 @@ Env shrink(const Expr *Violation, const Env &Failing,
       break;
   }
   return Best;
+}
+
+uint64_t testingWork(double Ms) {
+  return uint64_t(Ms * InterpretedNodesPerMs);
 }
 
 } // namespace stagecheck::stages

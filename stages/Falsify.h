@@ -47,7 +47,20 @@ struct FalsifyOptions {
   std::vector<const ir::Expr *> SourceSide;
   /// Testing stops here, whatever Trials says (checked between trials).
   std::optional<std::chrono::steady_clock::time_point> Deadline;
+  /// And once this much work is done (testingWork): a trial costs the
+  /// nodes of the trees it interprets, so where testing stops does not
+  /// depend on the machine's load.
+  std::optional<uint64_t> WorkLimit;
+  /// Where the work done is added, for a budget several calls share.
+  uint64_t *WorkSpent = nullptr;
 };
+
+/// Testing's and shrinking's budgets are interpreted nodes, not seconds:
+/// the trials made, and so a counterexample found and the shrunk input a
+/// report prints, come out alike on a busy machine and an idle one. The
+/// work the interpreter does in Ms milliseconds on the machine of
+/// docs/BENCHMARKS.md.
+uint64_t testingWork(double Ms);
 
 /// An input under which Violation holds, if random testing finds one.
 std::optional<ir::Env> falsify(const ir::Expr *Violation,

@@ -626,10 +626,8 @@ private:
               F.Ranges = Where->Ranges;
             F.Base = withFunctionsOwnValues(Model);
             F.Seed = 5;
-            F.Deadline =
-                std::chrono::steady_clock::now() + std::chrono::seconds(2);
-            if (auto End = testingDeadline(); End && *End < *F.Deadline)
-              F.Deadline = End;
+            F.WorkLimit = testingWork(2000);
+            F.Deadline = testingDeadline();
             if (std::optional<Env> Found = falsify(Violation, F);
                 Found && Found->calls().empty())
               return confirm(Name, Violation, *Found, Where, false);
@@ -774,7 +772,7 @@ private:
     FalsifyOptions F;
     F.Base = Start;
     F.Trials = 64;
-    F.Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    F.WorkLimit = testingWork(1000);
     if (std::optional<Env> Tested = falsify(There, F))
       return Tested;
     smt::SolverOptions Quick = Options.Solver;
@@ -999,9 +997,8 @@ private:
     F.Base = Model;
     F.Seed = 3;
     F.Trials = 64;
-    F.Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    if (auto End = testingDeadline(); End && *End < *F.Deadline)
-      F.Deadline = End;
+    F.WorkLimit = testingWork(1000);
+    F.Deadline = testingDeadline();
     return falsify(Violation, F);
   }
 
@@ -1241,8 +1238,7 @@ private:
       return false;
     FalsifyOptions Sample;
     Sample.Trials = 32;
-    Sample.Deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    Sample.WorkLimit = testingWork(50);
     if (falsify(Shape, Sample)) {
       PlaceShapes.emplace(Shape, false);
       return false;

@@ -836,18 +836,22 @@ private:
   /// An input, found by random testing, under which the assumptions hold,
   /// the LLVM IR is defined and the exchange differs; first from scratch,
   /// then starting from a model of the assumptions alone (launch sizes).
+  /// Each: the testing work of each of the two, as milliseconds of it
+  /// (testingWork); Spent, where that work is added.
   std::optional<Env> testExchange(const Expr *Defined, const Expr *Violation,
                                   std::chrono::milliseconds Each =
-                                      std::chrono::seconds(5)) {
+                                      std::chrono::seconds(5),
+                                  uint64_t *Spent = nullptr) {
     const Expr *All = C.andOf(assumed(), C.andOf(Defined, Violation));
     FalsifyOptions F;
-    F.Deadline = Clock::now() + Each;
+    F.WorkLimit = testingWork(double(Each.count()));
+    F.Deadline = Options.Check.Solver.Deadline;
+    F.WorkSpent = Spent;
     if (std::optional<Env> Found = falsify(All, F))
       return Found;
     if (!assumptionModel())
       return std::nullopt;
     F.Base = *AssumptionModel;
-    F.Deadline = Clock::now() + Each;
     return falsify(All, F);
   }
 
@@ -857,15 +861,10 @@ private:
   /// where the solver would spend its limit first.
   std::optional<Env> testExchangeFirst(const Expr *Defined,
                                        const Expr *Violation) {
-    using std::chrono::milliseconds;
-    if (TestingFirstSpent >= milliseconds(2000))
+    if (TestingFirstSpent >= testingWork(2000))
       return std::nullopt;
-    auto Start = Clock::now();
-    std::optional<Env> Found =
-        testExchange(Defined, Violation, milliseconds(250));
-    TestingFirstSpent +=
-        std::chrono::duration_cast<milliseconds>(Clock::now() - Start);
-    return Found;
+    return testExchange(Defined, Violation, std::chrono::milliseconds(250),
+                        &TestingFirstSpent);
   }
 
   const Expr *assumed() {
@@ -1330,7 +1329,7 @@ private:
   std::vector<const Expr *> Assumptions;
   bool AssumptionModelAsked = false;
   std::optional<Env> AssumptionModel;
-  std::chrono::milliseconds TestingFirstSpent{0};
+  uint64_t TestingFirstSpent = 0; // testing work (testingWork)
   unsigned Fused = 0, Divisions = 0, BypassedDivisions = 0,
            PowerOfTwoDivisions = 0;
   PairResult R;

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 using namespace stagecheck;
 using namespace stagecheck::ir;
@@ -287,6 +289,73 @@ TEST(Falsify, DrawsProgramIdsWithinTheGrid) {
   O.Trials = 32;
   O.Base.setSymbol("nprog.x", Value::ofBits(I32, 1000));
   expectFalsified(Violation, O);
+}
+
+/// Testing stops at its work limit, whatever the clock says: a limit of
+/// ten trials' work makes ten trials, and reports that much work spent.
+TEST(Falsify, TheTrialsMadeAreSetByWorkNotTime) {
+  Context C;
+  const Expr *X = C.read("x", Type::f32(), C.intConst(Type::i(64), 0));
+  // Never true: x equal to itself and a NaN.
+  const Expr *Violation = C.andOf(C.fcmp(FCmpPredicate::Oeq, X, X),
+                                  C.fcmp(FCmpPredicate::Uno, X, X));
+  ASSERT_FALSE(Violation->isFalse()) << "folded: no trial would run";
+  uint64_t PerTrial = postOrder(std::span<const Expr *const>(&Violation, 1)).size();
+  stages::FalsifyOptions O;
+  O.Trials = 256;
+  O.WorkLimit = 10 * PerTrial;
+  uint64_t Spent = 0;
+  O.WorkSpent = &Spent;
+  EXPECT_FALSE(stages::falsify(Violation, O));
+  EXPECT_EQ(Spent, 10 * PerTrial);
+  O.WorkLimit.reset();
+  Spent = 0;
+  EXPECT_FALSE(stages::falsify(Violation, O));
+  EXPECT_EQ(Spent, 256 * PerTrial);
+}
+
+/// A counterexample's input is shrunk within a budget of work, so a report
+/// prints the same numbers on a busy machine as on an idle one. A sum of
+/// 3000 elements is more than the budget lets shrinking try every element
+/// of; with a budget of time, every core busy would have let it try fewer.
+TEST(Shrink, TheShrunkInputDoesNotDependOnTheMachinesLoad) {
+  Context C;
+  Type F = Type::f32();
+  const Expr *Sum = nullptr;
+  for (int I = 0; I < 3000; ++I) {
+    const Expr *X = C.read("x", F, C.intConst(Type::i(64), I));
+    Sum = Sum ? C.floatBinary(Op::FAdd, Sum, X) : X;
+  }
+  const Expr *Violation =
+      C.fcmp(FCmpPredicate::Ogt, Sum, C.floatConst(F, 1.0));
+  Env Failing;
+  for (int I = 0; I < 3000; ++I)
+    Failing.setRead("x", I, Value::ofDouble(F, 1.5 + I % 7));
+  Env Idle = stages::shrink(Violation, Failing);
+
+  std::atomic<bool> Stop = false;
+  std::vector<std::thread> Busy;
+  for (unsigned I = 0; I < std::max(2u, std::thread::hardware_concurrency()); ++I)
+    Busy.emplace_back([&] {
+      while (!Stop)
+        ;
+    });
+  Env Loaded = stages::shrink(Violation, Failing);
+  Stop = true;
+  for (std::thread &T : Busy)
+    T.join();
+
+  ASSERT_TRUE(Interpreter(Idle).eval(Violation).isTrue());
+  size_t Zeroed = 0;
+  for (const auto &[Key, V] : Idle.reads())
+    Zeroed += V.Bits == 0;
+  EXPECT_GT(Zeroed, 0u) << "nothing was shrunk";
+  ASSERT_EQ(Idle.reads().size(), Loaded.reads().size());
+  for (const auto &[Key, V] : Idle.reads()) {
+    const Value *L = Loaded.read(Key.first, Key.second);
+    ASSERT_TRUE(L);
+    EXPECT_EQ(V.Bits, L->Bits) << Key.first << "[" << Key.second << "]";
+  }
 }
 
 } // namespace
