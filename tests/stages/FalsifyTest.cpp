@@ -316,20 +316,21 @@ TEST(Falsify, TheTrialsMadeAreSetByWorkNotTime) {
 
 /// A counterexample's input is shrunk within a budget of work, so a report
 /// prints the same numbers on a busy machine as on an idle one. A sum of
-/// 3000 elements is more than the budget lets shrinking try every element
+/// 20000 elements is more than the budget lets shrinking try every element
 /// of; with a budget of time, every core busy would have let it try fewer.
 TEST(Shrink, TheShrunkInputDoesNotDependOnTheMachinesLoad) {
+  constexpr int Elements = 20000;
   Context C;
   Type F = Type::f32();
   const Expr *Sum = nullptr;
-  for (int I = 0; I < 3000; ++I) {
+  for (int I = 0; I < Elements; ++I) {
     const Expr *X = C.read("x", F, C.intConst(Type::i(64), I));
     Sum = Sum ? C.floatBinary(Op::FAdd, Sum, X) : X;
   }
   const Expr *Violation =
       C.fcmp(FCmpPredicate::Ogt, Sum, C.floatConst(F, 1.0));
   Env Failing;
-  for (int I = 0; I < 3000; ++I)
+  for (int I = 0; I < Elements; ++I)
     Failing.setRead("x", I, Value::ofDouble(F, 1.5 + I % 7));
   Env Idle = stages::shrink(Violation, Failing);
 
