@@ -548,20 +548,15 @@ private:
     Divisions += Rewrite.divisions();
   }
 
-  /// Whether the violation vanishes at In once the LLVM IR takes the
-  /// contractions the PTX makes there: a contractible add of a product the
+  /// The violation with the contractions the PTX makes at In taken, where
+  /// that removes it there (null otherwise): a contractible add of a product the
   /// structural matching (relax) left unfused, whose operands have at In
   /// the values of a PTX fma's operands, becomes that fma. The PTX may
   /// compute an fma's operand through other nodes of equal value (a mean
   /// divided by the row length converted another way); a difference that
   /// such a choice removes is one the compilation allows, so the input is
-  /// no counterexample. Only nodes the PTX does not share are rewritten.
-  bool explainedByContraction(const Expr *Violation, const Env &In) {
-    return contractionTaken(Violation, In) != nullptr;
-  }
-
-  /// The violation with the contractions that remove it at In taken (each
-  /// one the LLVM IR allows, at every input), or null where none does.
+  /// no counterexample. Only nodes the PTX does not share are rewritten;
+  /// each rewrite is one the LLVM IR allows at every input.
   const Expr *contractionTaken(const Expr *Violation, const Env &In) {
     if (Source.Contractible.empty())
       return nullptr;
@@ -1094,11 +1089,11 @@ private:
   /// values where it holds with them (stages/Assumed.h), else with the
   /// model's if an approximation could give them.
   ///
-  /// Searched is what the solver was asked (the exchange's difference with
-  /// the contractions earlier inputs showed taken), after Round such
-  /// questions.
+  /// Searched is what the solver was asked of exchange SearchedExchange
+  /// (its difference with the contractions earlier inputs showed taken),
+  /// after Round such questions.
   bool replayExchange(const Env &Model, const Expr *Searched = nullptr,
-                      unsigned Round = 0) {
+                      size_t SearchedExchange = 0, unsigned Round = 0) {
     const auto &S = Source.Thread.Exchanges;
     std::vector<const Expr *> Roots = rootsOf(Source.Thread);
     std::vector<const Expr *> More = rootsOf(Target.Thread);
@@ -1139,13 +1134,15 @@ private:
     auto [K, Why] = *Differs;
     const Expr *Differ = exchangeDiffers(S[K], Target.Thread.Exchanges[K]);
     Env At = completed(Shown, Roots);
-    if (explainedByContraction(Differ, At)) {
+    if (contractionTaken(Differ, At)) {
       // The solver may have found only differences the contractions
       // explain, and a real one (a wrong mask) stays unseen behind them:
       // ask again with the contractions this input shows taken. Proved so,
       // the verdict stays unknown: another query may need another choice.
       std::string Again;
-      const Expr *Taken = contractionTaken(Searched ? Searched : Differ, At);
+      // Earlier choices are kept while the same exchange differs.
+      const Expr *Taken = contractionTaken(
+          Searched && SearchedExchange == K ? Searched : Differ, At);
       if (Taken && Round < ContractionRounds) {
         const Expr *Defined =
             C.notOf(Source.Thread.Effects.undefinedCondition(C));
@@ -1160,7 +1157,7 @@ private:
                                  "input found shows taken",
                              QR.Seconds, QR.DumpedTo});
         if (QR.Kind == smt::Outcome::Counterexample)
-          return replayExchange(QR.Model, Taken, Round + 1);
+          return replayExchange(QR.Model, Taken, K, Round + 1);
         Again = QR.Kind == smt::Outcome::Proved
                     ? "; with them taken it differs nowhere"
                     : "; asked again with them taken: " + QR.Reason;
