@@ -229,9 +229,11 @@ public:
       bool Defined = definedCondByCond();
       if (!Defined) {
         const Expr *TargetUndefined = Target.undefinedCondition(C);
-        Defined = definedWayByWay(TargetUndefined) ||
-                  check("target defined where source is",
-                        C.andOf(SourceDefined, TargetUndefined), nullptr);
+        const Expr *Violation = C.andOf(SourceDefined, TargetUndefined);
+        std::optional<bool> WayByWay = definedWayByWay(TargetUndefined, Violation);
+        Defined = WayByWay ? *WayByWay
+                           : check("target defined where source is",
+                                   Violation, nullptr);
         // Unknown here does not hide a store that differs: the stores are
         // tested, and the verdict stays unknown unless one of them fails.
         Defined = Defined || deferUnknown();
@@ -297,17 +299,53 @@ private:
   /// Each of the target's ways to be undefined ruled out on its own
   /// against the source's definedness (stages/SplitDefinedness.h): one
   /// thread's assertion against what every element asserts is a small
-  /// question.
-  bool definedWayByWay(const Expr *TargetUndefined) {
+  /// question. True when every way is ruled out; false when a way's model
+  /// is an input where the whole Violation holds (then confirmed as any
+  /// counterexample is); nothing when the whole question must be asked.
+  std::optional<bool> definedWayByWay(const Expr *TargetUndefined,
+                                      const Expr *Violation) {
+    const std::string Name = "target defined where source is";
     SplitProof Split = proveDisjunctByDisjunct(
         C, SourceDefined, TargetUndefined, {}, Options.Arithmetic,
-        Options.Solver, "target defined where source is");
-    if (!Split.Proved)
-      return false;
-    Result.Queries.push_back({"target defined where source is",
-                              smt::Outcome::Proved, splitDetail(Split),
-                              Split.Seconds, ""});
-    return true;
+        Options.Solver, Name);
+    if (Split.Proved) {
+      Result.Queries.push_back(
+          {Name, smt::Outcome::Proved, splitDetail(Split), Split.Seconds, ""});
+      return true;
+    }
+    // A way's model answers the whole question only if the facts the way
+    // left out hold of it too: the launch's assumptions, which tie no
+    // datum to the way, are met first by the launch the bundle ran, then
+    // by zeros. Otherwise the whole question is asked, which can take the
+    // solver far longer than the way did.
+    if (!Split.Candidate)
+      return std::nullopt;
+    std::optional<Env> Candidate;
+    for (bool AtLaunch : {true, false}) {
+      Env Trial = AtLaunch ? preferredValues() : Env();
+      for (const auto &[Symbol, V] : Split.Candidate->symbols())
+        Trial.setSymbol(Symbol, V);
+      for (const auto &[Key, V] : Split.Candidate->reads())
+        Trial.setRead(Key.first, Key.second, V);
+      const Expr *Roots[] = {Violation};
+      for (const Expr *E : postOrder(Roots))
+        if (E->op() == Op::Symbol && !Trial.symbol(E->name()))
+          Trial.setSymbol(E->name(), Value::ofBits(E->type(), 0));
+      try {
+        const Env Replay = completed(Trial, nullptr);
+        if (Interpreter(Replay).eval(Violation).isTrue()) {
+          Candidate = std::move(Trial);
+          break;
+        }
+      } catch (const EvalError &) {
+      }
+    }
+    if (!Candidate)
+      return std::nullopt;
+    Result.Queries.push_back({Name, smt::Outcome::Counterexample,
+                              "found way by way", Split.Seconds, ""});
+    confirm(Name, Violation, *Candidate, nullptr);
+    return false;
   }
 
   Context &C;

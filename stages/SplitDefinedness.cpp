@@ -78,24 +78,54 @@ const Expr *canonical(Context &C, const Expr *Q,
 }
 
 /// A question's model in the caller's terms: each fresh symbol's value
-/// given to the read (at a constant index) or symbol it stands for.
+/// given to the symbol or read it stands for, a read at the model's value
+/// of its index expression.
 Env inCallersTerms(const Env &Model,
                    const std::map<std::string, const Expr *> &Renamed) {
   Env Out;
-  for (const auto &[Name, V] : Model.symbols()) {
-    auto It = Renamed.find(Name);
-    if (It == Renamed.end()) {
+  for (const auto &[Name, V] : Model.symbols())
+    if (!Renamed.count(Name))
       Out.setSymbol(Name, V);
-      continue;
-    }
-    const Expr *D = It->second;
-    if (D->op() == Op::Symbol)
-      Out.setSymbol(D->name(), V);
-    else if (D->operand(0)->isConst())
-      Out.setRead(D->name(), D->operand(0)->constBits(), V);
-  }
   for (const auto &[Key, V] : Model.reads())
     Out.setRead(Key.first, Key.second, V);
+  // A datum the question no longer holds (an element read only in the
+  // index of another read, which became a symbol of its own) and a symbol
+  // only such an index held answer the question at any value: zero.
+  std::vector<std::pair<const Expr *, Value>> Reads;
+  for (const auto &[Name, D] : Renamed) {
+    const Value *Given = Model.symbol(Name);
+    Value V = Given ? *Given : Value::ofBits(D->type(), 0);
+    if (D->op() == Op::Symbol)
+      Out.setSymbol(D->name(), V);
+    else
+      Reads.push_back({D, V});
+  }
+  for (const auto &[D, V] : Reads) {
+    const Expr *Index = D->operand(0);
+    for (const Expr *N : postOrder(std::span<const Expr *const>(&Index, 1)))
+      if (N->op() == Op::Symbol && !Out.symbol(N->name()))
+        Out.setSymbol(N->name(), Value::ofBits(N->type(), 0));
+  }
+  // A read's index may read another renamed element (a gather's index
+  // into a table): indices are settled in rounds, each from the elements
+  // the rounds before set; an index that reads an unset element waits.
+  auto Unset = [](const std::string &, uint64_t, Type) -> Value {
+    throw EvalError("an element not settled yet");
+  };
+  for (bool Progress = true; Progress && !Reads.empty();) {
+    Progress = false;
+    for (size_t K = 0; K < Reads.size();) {
+      const auto &[D, V] = Reads[K];
+      try {
+        Interpreter I(Out, Unset);
+        Out.setRead(D->name(), I.eval(D->operand(0)).Bits, V);
+        Reads.erase(Reads.begin() + K);
+        Progress = true;
+      } catch (const EvalError &) {
+        ++K;
+      }
+    }
+  }
   return Out;
 }
 

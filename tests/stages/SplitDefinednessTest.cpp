@@ -1,8 +1,12 @@
 // A definedness query asked one way at a time (stages/SplitDefinedness.h):
 // eight elements' ways to be undefined are one question; a way that needs
 // its neighbour's fact gets it; a way the facts do not rule out, or one
-// ruled out only by a fact about no element, is left to the whole query.
+// ruled out only by a fact about no element, is left to the whole query,
+// with the way's model in the caller's terms: each element it read at the
+// index the model gives, through a gather's table too.
 #include "stages/SplitDefinedness.h"
+
+#include "ir/Interpreter.h"
 
 #include <gtest/gtest.h>
 
@@ -99,6 +103,33 @@ TEST(SplitDefinedness, ReadsOfOneElementSpelledTwoWaysAreLinked) {
   const Expr *Ways = E.C.orOf(E.above(At(P), 200),
                               E.above(At(E.C.add(P, K64(1))), 200));
   EXPECT_FALSE(E.prove(Facts, Ways).Proved);
+}
+
+// The way "table[idx[p]] > 120" against "table[idx[p]] < 150" is not
+// ruled out; its model sets p, idx at p and table at what idx holds there,
+// and the whole condition holds on it as the caller replays it.
+TEST(SplitDefinedness, AWaysModelIsInTheCallersTerms) {
+  Elements E;
+  Type I64 = Type::i(64);
+  const Expr *P = E.C.symbol("p", I64, SymbolRole::Param);
+  const Expr *Index = E.C.read("idx", I64, P);
+  const Expr *Element = E.C.read("table", E.I32, Index);
+  const Expr *Defined = E.below(Element, 150);
+  const Expr *Undefined =
+      E.C.orOf(E.above(Element, 200), E.above(Element, 120));
+  stages::SplitProof Way = E.prove(Defined, Undefined);
+  ASSERT_FALSE(Way.Proved);
+  ASSERT_TRUE(Way.Candidate) << Way.Why;
+  const Env &M = *Way.Candidate;
+  ASSERT_TRUE(M.symbol("p"));
+  ASSERT_TRUE(M.read("idx", M.symbol("p")->Bits));
+  uint64_t At = M.read("idx", M.symbol("p")->Bits)->Bits;
+  ASSERT_TRUE(M.read("table", At));
+  int64_t V = M.read("table", At)->asSigned();
+  EXPECT_GT(V, 120);
+  EXPECT_LT(V, 150);
+  Interpreter I(M);
+  EXPECT_TRUE(I.eval(E.C.andOf(Defined, Undefined)).isTrue());
 }
 
 } // namespace

@@ -4,8 +4,9 @@
 // "LLVM IR undefined where the TTGIR is defined" is ruled out thread by
 // thread (stages/SplitDefinedness.h), where asked whole it reached its
 // 20 s limit; an assertion one index stricter than the TTGIR's is a
-// counterexample. And a vector store through inline asm whose one lane is
-// poison (a cast out of range) leaves the other lane defined.
+// counterexample, shown by the failing thread's question. And a vector
+// store through inline asm whose one lane is poison (a cast out of range)
+// leaves the other lane defined.
 #include "TritonLibdevice.h"
 
 #include "stages/ttgir_to_llir.h"
@@ -40,6 +41,13 @@ TEST(Assertions, AnAssertionStricterThanTheTtgirsIsACounterexample) {
   EXPECT_NE(R.Cex->Explanation.find("device assertion failed"),
             std::string::npos)
       << R.Cex->Explanation;
+  // From the failing thread's own question, replayed: the whole question
+  // found it only near its limit, and not at all on a loaded machine.
+  bool WayByWay = false;
+  for (const stages::QueryReport &Q : R.Queries)
+    WayByWay |= Q.Name == "target defined where source is" &&
+                Q.Reason == "found way by way";
+  EXPECT_TRUE(WayByWay);
 }
 
 // clamp_min(x, 0) cast to int32 stores two elements per thread with one
