@@ -75,6 +75,10 @@ namespace {
 /// last input showed taken (CheckOptions::AllowedChoiceTaken).
 constexpr unsigned AllowedChoiceRounds = 3;
 
+/// The work, as milliseconds of testing (testingWork), that the queries
+/// after the first unknown one share for testing.
+constexpr double DeferredTestingMs = 10000;
+
 /// A buffer's final content at one index, as seen by one side.
 struct FinalContent {
   const Expr *Written; // i1: some write hits the index
@@ -356,7 +360,7 @@ private:
   /// Set when a pairwise store mismatch did not show in the final content.
   bool Unconfirmed = false;
   std::string Deferred; // the first unknown set aside (deferUnknown)
-  std::chrono::steady_clock::time_point DeferredTesting; // testing budget after it
+  uint64_t DeferredSpent = 0; // of the work shared after it (deferredWorkLeft)
   /// An input that satisfies the assumptions (asked once, when testing
   /// from random inputs finds nothing).
   std::optional<Env> AssumptionModel;
@@ -508,6 +512,7 @@ private:
         F.SourceSide = Where->SourceSide;
       }
       F.Deadline = testingDeadline();
+      withinDeferredBudget(F);
       // The launch the bundle ran meets the tensors' bounds that random
       // sizes almost never meet: a kernel wrong there is found there first.
       std::optional<Env> Found;
@@ -537,7 +542,7 @@ private:
       // From an input where the write happens, within a budget shared by
       // every query after the first unknown.
       if (Precondition && Options.Arithmetic == smt::Mode::IEEE &&
-          std::chrono::steady_clock::now() < DeferredTesting)
+          deferredWorkLeft() > 0)
         if (std::optional<Env> Found = testWhere(Violation, Precondition, Where)) {
           Result.Queries.push_back({Name, smt::Outcome::Counterexample,
                                     "found by testing", 0, ""});
@@ -577,18 +582,33 @@ private:
   }
 
   /// Testing stops with the check (its Solver.Deadline) and, once a query
-  /// is unknown, with the budget the queries after it share: hundreds of
-  /// trials of a large tree per query would otherwise outlast the check.
+  /// is unknown, with the work the queries after it share
+  /// (withinDeferredBudget): hundreds of trials of a large tree per query
+  /// would otherwise outlast the check.
   std::optional<std::chrono::steady_clock::time_point> testingDeadline() const {
-    std::optional<std::chrono::steady_clock::time_point> End =
-        Options.Solver.Deadline;
-    if (!Deferred.empty() && (!End || DeferredTesting < *End))
-      End = DeferredTesting;
-    return End;
+    return Options.Solver.Deadline;
   }
   bool testingTimeLeft() const {
     auto End = testingDeadline();
-    return !End || std::chrono::steady_clock::now() < *End;
+    return (!End || std::chrono::steady_clock::now() < *End) &&
+           deferredWorkLeft() > 0;
+  }
+  /// What is left of the work shared after the first unknown query: its
+  /// testing, and the solver's search for where a write happens (all of it
+  /// while no query is unknown).
+  uint64_t deferredWorkLeft() const {
+    if (Deferred.empty())
+      return UINT64_MAX;
+    uint64_t Budget = testingWork(DeferredTestingMs);
+    return Budget > DeferredSpent ? Budget - DeferredSpent : 0;
+  }
+  /// Testing within what is left of that work, charged to it.
+  void withinDeferredBudget(FalsifyOptions &F) {
+    if (Deferred.empty())
+      return;
+    uint64_t Left = deferredWorkLeft();
+    F.WorkLimit = F.WorkLimit ? std::min(*F.WorkLimit, Left) : Left;
+    F.WorkSpent = &DeferredSpent;
   }
 
   /// Testing from a model of Precondition (asked of the solver briefly).
@@ -598,6 +618,8 @@ private:
     Quick.TimeoutMs = std::min(Quick.TimeoutMs, 5000u);
     smt::QueryResult R =
         smt::solve({"where it matters", Precondition, {}, Options.Arithmetic}, Quick);
+    if (!Deferred.empty())
+      DeferredSpent += testingWork(R.Work * 1000);
     if (R.Kind != smt::Outcome::Counterexample)
       return std::nullopt;
     FalsifyOptions F;
@@ -609,6 +631,7 @@ private:
     F.Base = R.Model;
     F.Seed = 2;
     F.Deadline = testingDeadline();
+    withinDeferredBudget(F);
     return falsify(Violation, F);
   }
 
@@ -666,6 +689,7 @@ private:
             F.Seed = 5;
             F.WorkLimit = testingWork(2000);
             F.Deadline = testingDeadline();
+            withinDeferredBudget(F);
             if (std::optional<Env> Found = falsify(Violation, F);
                 Found && Found->calls().empty())
               return confirm(Name, Violation, *Found, Where, false);
@@ -1037,6 +1061,7 @@ private:
     F.Trials = 64;
     F.WorkLimit = testingWork(1000);
     F.Deadline = testingDeadline();
+    withinDeferredBudget(F);
     return falsify(Violation, F);
   }
 
@@ -1419,7 +1444,7 @@ private:
       return false;
     if (Deferred.empty()) {
       Deferred = Result.Reason;
-      DeferredTesting = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      DeferredSpent = 0;
     }
     Result.Reason.clear();
     return true;
