@@ -1395,8 +1395,7 @@ private:
       return std::nullopt;
     auto Start = std::chrono::steady_clock::now();
     const Expr *V = outsideTolerance(K.Ref, K.Cand);
-    std::optional<Env> Found =
-        falsifyFinite(V, 16, Start + std::chrono::milliseconds(500));
+    std::optional<Env> Found = falsifyFinite(V, 16, testingWork(500));
     // A right kernel's rounding can be beyond the tolerance too (sums that
     // cancel): the exact question comes before any shrinking.
     if (!Found || !exactlyDifferentAt(*Found, RealRef, RealCand))
@@ -1641,10 +1640,15 @@ private:
   /// uniformly from [-s, s] for scales s from 1 to 1e4 (the generic
   /// falsifier's NaNs and infinities would make most trials vacuous when a
   /// class reads many elements). Integers small.
-  std::optional<Env> falsifyFinite(
-      const Expr *Violation, unsigned Trials,
-      std::optional<std::chrono::steady_clock::time_point> Deadline = {},
-      uint64_t *Tried = nullptr) {
+  /// Within WorkLimit (testingWork) when given, WorkSpent counting the
+  /// nodes interpreted, as falsify's own budget does.
+  std::optional<Env> falsifyFinite(const Expr *Violation, unsigned Trials,
+                                   std::optional<uint64_t> WorkLimit = {},
+                                   uint64_t *Tried = nullptr,
+                                   uint64_t *WorkSpent = nullptr) {
+    uint64_t Spent = 0;
+    if (!WorkSpent)
+      WorkSpent = &Spent;
     std::vector<const Expr *> Symbols;
     const Expr *Roots[] = {Violation};
     for (const Expr *N : postOrder(Roots))
@@ -1663,7 +1667,7 @@ private:
       return double(State >> 11) / double(uint64_t(1) << 53);
     };
     for (unsigned T = 0; T < Trials; ++T) {
-      if (Deadline && std::chrono::steady_clock::now() > *Deadline)
+      if (WorkLimit && *WorkSpent >= *WorkLimit)
         break;
       if (Tried)
         ++*Tried;
@@ -1677,10 +1681,14 @@ private:
         else
           In.setSymbol(S->name(), Value::ofBits(Ty, uint64_t(Next() * 8)));
       }
+      Interpreter I(In);
       try {
-        if (Interpreter(In).eval(Violation).isTrue())
+        bool Holds = I.eval(Violation).isTrue();
+        *WorkSpent += I.evaluatedNodes();
+        if (Holds)
           return In;
       } catch (const EvalError &) {
+        *WorkSpent += I.evaluatedNodes();
       }
     }
     return std::nullopt;
@@ -1966,7 +1974,8 @@ private:
         ++Skipped;
       else if (Class.first->Ref->type().isFloat())
         Classes.push_back(Class);
-    auto Deadline = Start + std::chrono::milliseconds(Options.RangeMs);
+    const uint64_t Work = testingWork(Options.RangeMs);
+    uint64_t Spent = 0;
     unsigned PerClass = std::max<unsigned>(
         8, Options.RangeTrials / std::max<size_t>(1, Classes.size()));
     uint64_t Tested = 0;
@@ -1977,10 +1986,13 @@ private:
                   C.notOf(isFinite(K.Cand)));
       FalsifyOptions F;
       F.Trials = PerClass;
-      F.Deadline = Deadline;
-      std::optional<Env> Found = falsifyFinite(V, PerClass, Deadline, &Tested);
-      if (!Found && std::chrono::steady_clock::now() <= Deadline) {
-        Tested += PerClass; // falsify() stops only at the deadline
+      F.Deadline = Options.Check.Solver.Deadline;
+      F.WorkLimit = Work;
+      F.WorkSpent = &Spent;
+      std::optional<Env> Found =
+          falsifyFinite(V, PerClass, Work, &Tested, &Spent);
+      if (!Found && Spent < Work) {
+        Tested += PerClass; // falsify() stops only when the work is done
         Found = falsify(V, F);
       }
       if (Found) {
@@ -2003,9 +2015,7 @@ private:
              std::to_string(Tested) + " tested inputs over " +
              std::to_string(Classes.size()) +
              " element classes" +
-             (std::chrono::steady_clock::now() > Deadline
-                  ? " before its time limit"
-                  : "") +
+             (Spent >= Work ? " within its budget of testing" : "") +
              (Skipped ? "; not asked of " + std::to_string(Skipped) +
                             " element classes whose values are the "
                             "reference's sums and products in another "

@@ -61,7 +61,8 @@ struct FxToTtirOptions {
   uint64_t MaxInstances = 1 << 18;
   /// Inputs tried by the range question.
   unsigned RangeTrials = 512;
-  /// Wall-clock time the range question may take per output.
+  /// The testing the range question may do per output, as milliseconds
+  /// of interpreting (testingWork): the same trials on any machine load.
   unsigned RangeMs = 3000;
 };
 
