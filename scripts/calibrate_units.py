@@ -8,7 +8,9 @@ usage: STAGECHECK_SOLVER_LOG=/tmp/attempts stagecheck corpus tests/corpus ...
 
 The log has one line per solver attempt: units given, units used, wall-clock
 milliseconds, where it ran (here: in the auditing process; child: in a
-forked one), how it ended, the query's name. Attempts that used fewer than
+forked one), how it ended, the query's name, and the processor
+milliseconds the attempt spent (the rate is taken over these when the log
+has them, so a busy machine does not lower it). Attempts that used fewer than
 --min-units are left out (their time is mostly starting the attempt: the
 fork, the encoding, which the units do not count). Prints the rate's quartiles over the attempts kept, for each
 place and by query name; exits 1 when no attempt is long enough to measure.
@@ -37,10 +39,12 @@ def main():
             if len(fields) < 6:
                 continue
             given, used, ms = int(fields[0]), int(fields[1]), float(fields[2])
+            if len(fields) >= 7:
+                ms = float(fields[6])
             place, ending, name = fields[3], fields[4], fields[5]
             # Given 0: a query held to the clock (over the reals, or one
             # that counts slowly), whose budget is not units.
-            if given == 0 or used < a.min_units or ending in ("killed", "failed"):
+            if given == 0 or used < a.min_units or ms <= 0 or ending in ("killed", "failed"):
                 continue
             rates.append(used / ms)
             by_place[place].append(used / ms)

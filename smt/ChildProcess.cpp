@@ -90,6 +90,14 @@ ChildSeries::ChildSeries(size_t First, size_t End,
     setpgid(Child, Child); // either side may run first
   close(Pipe[1]);
   Fd = Pipe[0];
+  HasCpuClock = clock_getcpuclockid(Child, &CpuClock) == 0;
+}
+
+double ChildSeries::childCpuMs() {
+  struct timespec T;
+  if (HasCpuClock && clock_gettime(CpuClock, &T) == 0)
+    CpuMs = double(T.tv_sec) * 1000 + double(T.tv_nsec) / 1e6;
+  return CpuMs;
 }
 
 ChildSeries::~ChildSeries() {
@@ -100,6 +108,7 @@ ChildSeries::~ChildSeries() {
 int ChildSeries::stop(bool Kill) {
   Ended = true;
   close(Fd);
+  childCpuMs(); // its last reading, before it is reaped
   if (Kill)
     kill(OwnProcessGroup ? -Child : Child, SIGKILL);
   int Status = 0;
@@ -108,34 +117,48 @@ int ChildSeries::stop(bool Kill) {
   return Status;
 }
 
-ChildOutcome ChildSeries::next(std::chrono::steady_clock::time_point KillAt) {
+ChildOutcome ChildSeries::next(std::chrono::steady_clock::time_point KillAt,
+                               std::optional<double> CpuLimitMs) {
   using Clock = std::chrono::steady_clock;
   if (Ended)
     return {ChildOutcome::Failed, "",
             StartFailure.empty() ? "had ended" : StartFailure};
+  // The job's processor time counts from the answer before it (the child
+  // goes on to the next job at once).
+  auto Outcome = [&](ChildOutcome::Kind How, std::string Answer,
+                     std::string Failure) {
+    ChildOutcome O{How, std::move(Answer), std::move(Failure)};
+    O.CpuMs = childCpuMs() - JobStart;
+    JobStart = CpuMs;
+    return O;
+  };
   for (;;) {
     if (std::optional<std::string> Answer = takeAnswer(Buffer)) {
       if (!Answer->empty())
-        return {ChildOutcome::Answered, std::move(*Answer), ""};
+        return Outcome(ChildOutcome::Answered, std::move(*Answer), "");
       stop(/*Kill=*/true);
-      return {ChildOutcome::Failed, "", "gave no answer"};
+      return Outcome(ChildOutcome::Failed, "", "gave no answer");
     }
     auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     KillAt - Clock::now())
                     .count();
-    if (Left <= 0) {
+    if (Left <= 0 ||
+        (CpuLimitMs && HasCpuClock && childCpuMs() - JobStart >= *CpuLimitMs)) {
       stop(/*Kill=*/true);
-      return {ChildOutcome::TimedOut, "", ""};
+      return Outcome(ChildOutcome::TimedOut, "", "");
     }
+    // A processor-time limit is looked at every 10 ms.
+    long long Wait = std::min<long long>(Left, CpuLimitMs ? 10 : 1000);
     struct pollfd P = {Fd, POLLIN, 0};
-    if (poll(&P, 1, int(std::min<long long>(Left, 1000))) <= 0)
+    if (poll(&P, 1, int(Wait)) <= 0)
       continue;
     char Chunk[65536];
     ssize_t N = read(Fd, Chunk, sizeof Chunk);
     if (N < 0 && errno == EINTR)
       continue;
     if (N <= 0) // the child ended before this job's answer was whole
-      return {ChildOutcome::Failed, "", whyNoAnswer(stop(/*Kill=*/false))};
+      return Outcome(ChildOutcome::Failed, "",
+                     whyNoAnswer(stop(/*Kill=*/false)));
     Buffer.append(Chunk, size_t(N));
   }
 }
@@ -143,7 +166,7 @@ ChildOutcome ChildSeries::next(std::chrono::steady_clock::time_point KillAt) {
 ChildOutcome runInChild(const std::function<std::string()> &Work,
                         const ChildOptions &O) {
   ChildSeries Series(0, 1, [&](size_t) { return Work(); }, O.OwnProcessGroup);
-  return Series.next(O.KillAt);
+  return Series.next(O.KillAt, O.CpuLimitMs);
 }
 
 } // namespace stagecheck::smt

@@ -11,7 +11,9 @@
 #define STAGECHECK_SMT_CHILDPROCESS_H
 
 #include <chrono>
+#include <ctime>
 #include <functional>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 
@@ -28,10 +30,15 @@ struct ChildOutcome {
   /// ran: "died (Segmentation fault)", "gave no answer", "could not start
   /// (fork: ...)".
   std::string Failure;
+  /// The processor time the child spent on this job, in milliseconds:
+  /// unlike the time it took, the same on a busy machine and an idle one.
+  double CpuMs = 0;
 };
 
 struct ChildOptions {
   std::chrono::steady_clock::time_point KillAt;
+  /// Also killed once the job has spent this much processor time.
+  std::optional<double> CpuLimitMs;
   /// The child leads a process group of its own and the whole group is
   /// killed at the deadline (the processes the child started die with it).
   bool OwnProcessGroup = false;
@@ -60,14 +67,18 @@ public:
   ChildSeries &operator=(const ChildSeries &) = delete;
 
   /// The next job's answer; TimedOut (the child is killed) if KillAt comes
-  /// first, Failed if the child died or could not start. After either, the
-  /// series has ended.
-  ChildOutcome next(std::chrono::steady_clock::time_point KillAt);
+  /// first or the job spends CpuLimitMs of processor time, Failed if the
+  /// child died or could not start. After either, the series has ended.
+  ChildOutcome next(std::chrono::steady_clock::time_point KillAt,
+                    std::optional<double> CpuLimitMs = std::nullopt);
   bool ended() const { return Ended; }
 
 private:
   /// Ends the series: kills the child if asked, reaps it, returns its status.
   int stop(bool Kill);
+  /// The child's processor time so far, in milliseconds (the last reading
+  /// once it can no longer be read).
+  double childCpuMs();
 
   pid_t Child = -1;
   int Fd = -1;
@@ -75,6 +86,10 @@ private:
   bool Ended = false;
   std::string StartFailure; // why the child could not start
   std::string Buffer;       // bytes read past the last whole answer
+  clockid_t CpuClock;
+  bool HasCpuClock = false;
+  double CpuMs = 0;    // the last reading of childCpuMs
+  double JobStart = 0; // the reading when the job began
 };
 
 } // namespace stagecheck::smt

@@ -259,21 +259,32 @@ struct Attempt {
   enum { Answered, SliceOver, Failed } How;
   std::string Answer; // the child's lines when answered
   std::string Failure;
+  double CpuMs = 0; // the processor time it took
 };
 
+double threadCpuMs() {
+  struct timespec T;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &T);
+  return double(T.tv_sec) * 1000 + double(T.tv_nsec) / 1e6;
+}
+
 /// Runs one solver attempt with Units of solver work: in this process
-/// (Here), or in a child process killed at KillAt.
+/// (Here), or in a child process killed once it has spent CpuLimitMs of
+/// processor time, or at KillAt.
 Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
                    const SolverOptions &O, uint64_t Units, unsigned Seed,
-                   std::chrono::steady_clock::time_point KillAt, bool Here) {
+                   std::chrono::steady_clock::time_point KillAt,
+                   double CpuLimitMs, bool Here) {
   if (Here) {
     OwnContext &Own = ownContext();
-    return {Attempt::Answered,
-            solveOnce(*Own.Z, Q, Leaves, Units, Seed, Own.Counted), ""};
+    double Before = threadCpuMs();
+    std::string Answer = solveOnce(*Own.Z, Q, Leaves, Units, Seed, Own.Counted);
+    return {Attempt::Answered, std::move(Answer), "", threadCpuMs() - Before};
   }
   prepareSolverChildren();
   ChildOptions Child;
   Child.KillAt = KillAt;
+  Child.CpuLimitMs = CpuLimitMs;
   ChildOutcome C = runInChild(
       [&] {
         rlim_t Bytes = rlim_t(O.MemoryLimitMB) * 1024 * 1024;
@@ -285,16 +296,16 @@ Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
       Child);
   switch (C.How) {
   case ChildOutcome::Answered:
-    return {Attempt::Answered, C.Answer, ""};
+    return {Attempt::Answered, C.Answer, "", C.CpuMs};
   case ChildOutcome::TimedOut:
-    return {Attempt::SliceOver, "", ""};
+    return {Attempt::SliceOver, "", "", C.CpuMs};
   case ChildOutcome::Failed:
     break;
   }
   std::string Why = "solver " + C.Failure;
   if (C.Failure.rfind("died", 0) == 0)
     Why += "; memory limit " + std::to_string(O.MemoryLimitMB) + " MB";
-  return {Attempt::Failed, "", Why};
+  return {Attempt::Failed, "", Why, C.CpuMs};
 }
 
 /// Appends one line per attempt to the file STAGECHECK_SOLVER_LOG names:
@@ -302,14 +313,15 @@ Attempt runAttempt(const Query &Q, const std::vector<const Expr *> &Leaves,
 /// ran and how it ended, from which UnitsPerMs is calibrated
 /// (scripts/calibrate_units.py).
 void logAttempt(const Query &Q, uint64_t Given, uint64_t Used, double Ms,
-                bool Here, const std::string &Ending) {
+                double CpuMs, bool Here, const std::string &Ending) {
   static const char *Path = std::getenv("STAGECHECK_SOLVER_LOG");
   if (!Path)
     return;
   if (FILE *F = std::fopen(Path, "a")) {
-    std::fprintf(F, "%llu\t%llu\t%.1f\t%s\t%s\t%s\n",
+    std::fprintf(F, "%llu\t%llu\t%.1f\t%s\t%s\t%s\t%.1f\n",
                  (unsigned long long)Given, (unsigned long long)Used, Ms,
-                 Here ? "here" : "child", Ending.c_str(), Q.Name.c_str());
+                 Here ? "here" : "child", Ending.c_str(), Q.Name.c_str(),
+                 CpuMs);
     std::fclose(F);
   }
 }
@@ -398,9 +410,14 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
   // context, holding what earlier queries made, searches differently from
   // a fresh one, and worse for some queries.
   bool QuickLook = Counted && smallEnoughHere(Q);
-  unsigned Slack = Counted ? WallClockSlack : 1;
-  auto WallEnd = Start + milliseconds(int64_t(Slack) * O.TimeoutMs +
-                                      (Counted ? WallClockGraceMs : 0));
+  // An attempt is killed once its processor time passes Slack times its
+  // slice (and the grace where counted), which a busy machine does not
+  // change; the wall clock only backs that up, StarvedSlack times later.
+  unsigned Slack = Counted ? AttemptSlack : 1;
+  auto WallEnd =
+      Start + milliseconds(int64_t(StarvedSlack) *
+                           (int64_t(Slack) * O.TimeoutMs +
+                            (Counted ? AttemptGraceMs : 0)));
   if (O.Deadline && *O.Deadline < WallEnd)
     WallEnd = *O.Deadline;
   // Bit-blasted float queries have heavy-tailed running times that depend on
@@ -411,7 +428,7 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
       return Finish(Outcome::Unknown,
                     Counted ? budgetSpent(O.TimeoutMs)
                             : "timeout after " + std::to_string(O.TimeoutMs) +
-                                  " ms");
+                                  " ms of the solver's processor time");
     auto Now = Clock::now();
     if (Now >= WallEnd)
       return Finish(Outcome::Unknown,
@@ -428,11 +445,12 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
     // No unit limit (0) where the units are not the budget.
     uint64_t Units =
         Counted ? std::max<uint64_t>(1, uint64_t(ThisSlice * UnitsPerMs)) : 0;
+    double CpuLimitMs = Slack * ThisSlice + (Counted ? AttemptGraceMs : 0);
     auto KillAt = std::min(
-        WallEnd, Now + milliseconds(int64_t(Slack * ThisSlice) +
-                                    (Counted ? WallClockGraceMs : 0)));
+        WallEnd, Now + milliseconds(int64_t(StarvedSlack * CpuLimitMs)));
     bool WasHere = QuickLook;
-    Attempt A = runAttempt(Q, Leaves, O, Units, Seed, KillAt, QuickLook);
+    Attempt A =
+        runAttempt(Q, Leaves, O, Units, Seed, KillAt, CpuLimitMs, QuickLook);
     QuickLook = false;
     // The next attempt: a new seed and a doubled slice, but after the
     // quick look, the first seed and slice in a child.
@@ -442,30 +460,34 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
         ++Seed;
       }
     };
-    double AttemptMs =
+    double WallMs =
         std::chrono::duration<double, std::milli>(Clock::now() - Now).count();
+    // What an attempt costs where the units are not the budget: its
+    // processor time, not the time it took.
+    double AttemptMs = A.CpuMs;
     if (A.How == Attempt::Failed) {
-      logAttempt(Q, Units, Units, AttemptMs, WasHere, "failed");
+      logAttempt(Q, Units, Units, WallMs, AttemptMs, WasHere, "failed");
       return Finish(Outcome::Unknown, A.Failure);
     }
     // A query whose attempt ran out after counting far fewer units than its
-    // time would give (Z3 bit-blasting a huge formula counts little) is held
-    // to wall-clock time from then on, as a query over the reals is: its
-    // attempts would otherwise each run to the backstop, WallClockSlack
+    // processor time would give (Z3 bit-blasting a huge formula counts
+    // little) is held to processor time from then on, as a query over the
+    // reals is: its attempts would otherwise each run to AttemptSlack
     // times as long as the budget says.
     auto CountsSlowly = [&](uint64_t Used) {
       if (!Counted || AttemptMs < 500 ||
-          double(Used) >= UnitsPerMs / WallClockSlack * AttemptMs)
+          double(Used) >= UnitsPerMs / AttemptSlack * AttemptMs)
         return;
       Counted = false;
       Slack = 1;
       WallEnd = std::min(
-          WallEnd, Clock::now() + milliseconds(int64_t(O.TimeoutMs - WorkMs)));
+          WallEnd, Clock::now() + milliseconds(int64_t(StarvedSlack) *
+                                               int64_t(O.TimeoutMs - WorkMs)));
     };
     if (A.How == Attempt::SliceOver) {
       // The solver stopped counting (or the machine is far slower than the
       // rate assumes): the slice counts as spent.
-      logAttempt(Q, Units, Units, AttemptMs, WasHere, "killed");
+      logAttempt(Q, Units, Units, WallMs, AttemptMs, WasHere, "killed");
       WorkMs += ThisSlice;
       CountsSlowly(Counted ? 0 : Units);
       Next();
@@ -481,7 +503,7 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
         Used = std::min(Units, Used);
       std::getline(In, First);
     }
-    logAttempt(Q, Units, Used, AttemptMs, WasHere, First);
+    logAttempt(Q, Units, Used, WallMs, AttemptMs, WasHere, First);
     // The quick look comes on top of the budget, so that the attempts in
     // children are those a query asked in children only would make.
     (WasHere ? QuickMs : WorkMs) +=
@@ -512,8 +534,9 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
 WorkBudget::WorkBudget(unsigned Ms)
     : BudgetMs(Ms),
       WallEnd(std::chrono::steady_clock::now() +
-              std::chrono::milliseconds(int64_t(WallClockSlack) * Ms +
-                                        WallClockGraceMs)) {}
+              std::chrono::milliseconds(
+                  int64_t(StarvedSlack) *
+                  (int64_t(AttemptSlack) * Ms + AttemptGraceMs))) {}
 
 bool WorkBudget::spent() const {
   return SpentMs >= BudgetMs || std::chrono::steady_clock::now() >= WallEnd;

@@ -8,11 +8,13 @@
 // units as it works, and a budget of T ms is T * UnitsPerMs of them. A query
 // then gets exactly as far on a loaded machine as on an idle one, so a
 // verdict does not depend on what else the machine is doing. (Over the reals
-// Z3 counts too few units for that; there the budget is wall-clock time.) Each attempt runs in a child
-// process that is also killed at a wall-clock deadline (WallClockSlack times
-// its budget, and the check's Deadline): Z3's own timeout is not reliable, a
-// solver can stop counting, and a killed child can leak neither memory nor a
-// stuck thread into the caller.
+// Z3 counts too few units for that; there the budget is the solver's
+// processor time, which a busy machine does not change either.) Each attempt
+// runs in a child process that is also killed once its processor time passes
+// AttemptSlack times its budget, and at a wall-clock backstop StarvedSlack
+// times later still (and the check's Deadline): Z3's own timeout is not
+// reliable, a solver can stop counting, and a killed child can leak neither
+// memory nor a stuck thread into the caller.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STAGECHECK_SMT_SOLVER_H
@@ -40,11 +42,14 @@ struct Query {
 /// counts in a millisecond on the reference machine (docs/design-decisions.md
 /// "Budgets are solver work"; scripts/calibrate_units.py measures it).
 constexpr double UnitsPerMs = 6000;
-/// An attempt with a budget of T ms is killed after WallClockSlack * T ms of
-/// wall-clock time plus WallClockGraceMs (starting a solver costs time the
-/// units do not count).
-constexpr unsigned WallClockSlack = 4;
-constexpr unsigned WallClockGraceMs = 1000;
+/// An attempt with a budget of T ms is killed once it has spent
+/// AttemptSlack * T ms of processor time plus AttemptGraceMs (starting a
+/// solver costs time the units do not count).
+constexpr unsigned AttemptSlack = 4;
+constexpr unsigned AttemptGraceMs = 1000;
+/// And at the latest after StarvedSlack times that in wall-clock time, on
+/// a machine so busy that the solver hardly runs.
+constexpr unsigned StarvedSlack = 4;
 /// A small query is first asked briefly in the calling process, with this
 /// much work on top of its budget: 95% of the queries answered over the
 /// corpus took less than a fifth of it (130 thousand units).
@@ -77,8 +82,9 @@ QueryResult solve(const Query &Q, const SolverOptions &Options);
 
 /// Solver work shared by the queries of one search (the cases of a split,
 /// the candidates of a sweep), counted as each query's is: spent when their
-/// work reaches the budget, or when the wall clock passes WallClockSlack
-/// times it (work outside the solver, such as simulation, takes time too).
+/// work reaches the budget, or when the wall clock passes AttemptSlack
+/// times StarvedSlack times it (work outside the solver, such as
+/// simulation, takes time too).
 class WorkBudget {
 public:
   explicit WorkBudget(unsigned Ms);

@@ -95,7 +95,8 @@ void addSolverOptions(cxxopts::Options &O) {
       "timeout-ms",
       "solver work allowed a query, in milliseconds of it (counted by the "
       "solver, so the verdict does not depend on the machine's load; the "
-      "solver is also killed past 4 times that in wall-clock time)",
+      "solver is also killed past 4 times that in processor time, and "
+      "over the reals the budget is its processor time)",
       cxxopts::value<unsigned>()->default_value("20000"))(
       "memory-mb", "memory limit per query",
       cxxopts::value<unsigned>()->default_value("4096"))(

@@ -152,4 +152,27 @@ TEST(ChildSeries, AJobThatCrashesIsNamedAfterTheAnswersBeforeIt) {
   EXPECT_NE(B.Failure.find("Aborted"), std::string::npos) << B.Failure;
 }
 
+// A processor-time limit stops a job that computes, not one that waits:
+// the same job is stopped at the same point on a busy machine and an idle
+// one, and a job starved of the processor is not stopped for that.
+TEST(ChildSeries, AJobIsStoppedByTheProcessorTimeItSpends) {
+  auto Job = [](size_t I) -> std::string {
+    if (I == 0) {
+      usleep(400000);
+      return "waited";
+    }
+    volatile uint64_t Count = 0;
+    for (;;)
+      Count = Count + 1;
+  };
+  ChildSeries Series(0, 2, Job, /*OwnProcessGroup=*/false);
+  ChildOutcome Waited = Series.next(in(20), 100);
+  ASSERT_EQ(Waited.How, ChildOutcome::Answered) << Waited.Failure;
+  EXPECT_LT(Waited.CpuMs, 100);
+  ChildOutcome Spun = Series.next(in(20), 200);
+  EXPECT_EQ(Spun.How, ChildOutcome::TimedOut);
+  EXPECT_GE(Spun.CpuMs, 200);
+  EXPECT_LT(Spun.CpuMs, 2000);
+}
+
 } // namespace
