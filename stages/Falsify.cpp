@@ -327,8 +327,10 @@ std::optional<Env> falsify(const Expr *Violation, const FalsifyOptions &O) {
   ComparedSizes Sizes = !O.SourceSide.empty() && !O.Base.symbols().empty()
                             ? comparedSizes(Violation)
                             : ComparedSizes();
-  // Each trial counted as interpreting every node once.
-  const uint64_t PerTrial = postOrder(Roots).size();
+  // Each trial counted as interpreting every node once and giving every
+  // symbol its value.
+  const uint64_t PerTrial =
+      postOrder(Roots).size() + SymbolSettingWork * Symbols.size();
   unsigned Trial = 0;
   struct CountOnExit {
     uint64_t *Spent;

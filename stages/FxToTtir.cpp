@@ -1682,6 +1682,7 @@ private:
           In.setSymbol(S->name(), Value::ofBits(Ty, uint64_t(Next() * 8)));
       }
       Interpreter I(In);
+      *WorkSpent += SymbolSettingWork * Symbols.size();
       try {
         bool Holds = I.eval(Violation).isTrue();
         *WorkSpent += I.evaluatedNodes();
