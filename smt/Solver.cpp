@@ -332,16 +332,23 @@ namespace {
 
 /// The largest query whose first attempt runs in this process: in nodes,
 /// and in the operations that bit-blast into thousands of clauses each
-/// (its memory has no limit there, a child's has).
-constexpr size_t InProcessMaxNodes = 2000, InProcessMaxHeavyOps = 64;
+/// (its memory has no limit there, a child's has). Over the reals nothing
+/// is bit-blasted, and the nodes may be ten times as many (a prefix sum's
+/// 512 classes, up to 3000 nodes and 1000 additions each).
+constexpr size_t InProcessMaxNodes = 2000, InProcessMaxRealNodes = 20000,
+                 InProcessMaxHeavyOps = 64;
 
 bool smallEnoughHere(const Query &Q) {
   std::vector<const Expr *> Nodes = postOrder(roots(Q));
-  if (Nodes.size() > InProcessMaxNodes)
+  if (Nodes.size() > (Q.Arithmetic == Mode::Real ? InProcessMaxRealNodes
+                                                 : InProcessMaxNodes))
     return false;
+  // Over the reals a rounding operation is exact arithmetic; a product of
+  // two variables is nonlinear either way.
+  bool Real = Q.Arithmetic == Mode::Real;
   size_t Heavy = 0;
   for (const Expr *N : Nodes)
-    Heavy += hasRounding(N->op()) || isProductOfVariables(N);
+    Heavy += (!Real && hasRounding(N->op())) || isProductOfVariables(N);
   return Heavy <= InProcessMaxHeavyOps;
 }
 
@@ -398,18 +405,18 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
 
   std::vector<const Expr *> Leaves = modelLeaves(Q);
   // Bit-blasted (IEEE) queries: the budget is solver work, counted by the
-  // solver; the wall clock only catches an attempt that stops counting
+  // solver; processor time only catches an attempt that stops counting
   // (and the check's deadline). Over the reals Z3's nonlinear arithmetic
-  // counts few units (about 400 a millisecond), so there the budget stays
-  // wall-clock time.
+  // counts few units (about 400 a millisecond), so there the budget is the
+  // solver's processor time.
   bool Counted = Q.Arithmetic == Mode::IEEE;
-  // A small counted query is first asked briefly in this process: starting
-  // a child costs more than most such queries take (tens of milliseconds
-  // against one), and the units bound it as they bound a child. Unanswered,
-  // it is asked anew in children from the first seed: this process's
-  // context, holding what earlier queries made, searches differently from
-  // a fresh one, and worse for some queries.
-  bool QuickLook = Counted && smallEnoughHere(Q);
+  // A small query is first asked briefly in this process: starting a child
+  // costs more than most such queries take (tens of milliseconds against
+  // one), and the units bound it as they bound a child (over the reals,
+  // RealQuickLookUnits). Unanswered, it is asked anew in children from the
+  // first seed: this process's context, holding what earlier queries made,
+  // searches differently from a fresh one, and worse for some queries.
+  bool QuickLook = smallEnoughHere(Q);
   // An attempt is killed once its processor time passes Slack times its
   // slice (and the grace where counted), which a busy machine does not
   // change; the wall clock only backs that up, StarvedSlack times later.
@@ -442,9 +449,12 @@ QueryResult solveWithin(const Query &Q, const SolverOptions &O,
     double ThisSlice = QuickLook ? std::min<double>(QuickLookMs, Left)
                        : Left < 2 * Slice ? Left
                                           : Slice;
-    // No unit limit (0) where the units are not the budget.
+    // No unit limit (0) where the units are not the budget, but in the
+    // quick look.
     uint64_t Units =
-        Counted ? std::max<uint64_t>(1, uint64_t(ThisSlice * UnitsPerMs)) : 0;
+        Counted    ? std::max<uint64_t>(1, uint64_t(ThisSlice * UnitsPerMs))
+        : QuickLook ? RealQuickLookUnits
+                    : 0;
     double CpuLimitMs = Slack * ThisSlice + (Counted ? AttemptGraceMs : 0);
     auto KillAt = std::min(
         WallEnd, Now + milliseconds(int64_t(StarvedSlack * CpuLimitMs)));

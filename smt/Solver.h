@@ -54,6 +54,11 @@ constexpr unsigned StarvedSlack = 4;
 /// much work on top of its budget: 95% of the queries answered over the
 /// corpus took less than a fifth of it (130 thousand units).
 constexpr unsigned QuickLookMs = 100;
+/// Over the reals the quick look is bounded by units too, which Z3 counts
+/// slowly there (about 400 a millisecond): the look's 100 ms at that rate.
+/// FX <-> TTIR's value queries of inductor_cumsum_wide, 512 of them, take 3
+/// units each, against 64 ms of a child's processor time to start.
+constexpr uint64_t RealQuickLookUnits = 40000;
 
 struct SolverOptions {
   /// The query's budget of solver work, in milliseconds of it (UnitsPerMs).
