@@ -1641,7 +1641,7 @@ private:
   /// falsifier's NaNs and infinities would make most trials vacuous when a
   /// class reads many elements). Integers small.
   /// Within WorkLimit (testingWork) when given, WorkSpent counting the
-  /// nodes interpreted, as falsify's own budget does.
+  /// nodes interpreted and the symbols set, as falsify's own budget does.
   std::optional<Env> falsifyFinite(const Expr *Violation, unsigned Trials,
                                    std::optional<uint64_t> WorkLimit = {},
                                    uint64_t *Tried = nullptr,

@@ -331,13 +331,9 @@ private:
         Trial.setSymbol(Symbol, V);
       for (const auto &[Key, V] : Split.Candidate->reads())
         Trial.setRead(Key.first, Key.second, V);
-      const Expr *Roots[] = {Violation};
-      for (const Expr *E : postOrder(Roots))
-        if (E->op() == Op::Symbol && !Trial.symbol(E->name()))
-          Trial.setSymbol(E->name(), Value::ofBits(E->type(), 0));
+      Trial = completed(Trial, nullptr);
       try {
-        const Env Replay = completed(Trial, nullptr);
-        if (Interpreter(Replay).eval(Violation).isTrue()) {
+        if (Interpreter(Trial).eval(Violation).isTrue()) {
           Candidate = std::move(Trial);
           break;
         }
@@ -848,9 +844,11 @@ private:
   }
 
   /// The model, with symbols it leaves free set to zero: the violation does
-  /// not depend on them, but the report evaluates every write.
+  /// not depend on them, but the report evaluates every write (and a model
+  /// of part of a question, a definedness way's, leaves out the assumptions).
   Env completed(const Env &Model, const BufferQuery *Where) {
-    std::vector<const Expr *> Roots;
+    std::vector<const Expr *> Roots(Options.Assumptions.begin(),
+                                    Options.Assumptions.end());
     for (const Effects *E : {&Source, &Target}) {
       for (const Write &W : E->Writes)
         Roots.insert(Roots.end(), {W.Guard, W.Index, W.Value, W.Defined});
