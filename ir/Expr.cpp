@@ -9,6 +9,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <map>
 #include <unordered_map>
@@ -155,9 +156,16 @@ bool parseSymbolRole(std::string_view T, SymbolRole &Out) {
 namespace {
 struct NodeHash {
   size_t operator()(const Expr *E) const {
+    // Each word is folded in through a full 64-bit mix (splitmix64's
+    // finalizer): operands are small, dense node ids, and a shift-and-add
+    // combine maps pairs of them onto the same hash by the dozen, which
+    // turns every lookup of a large table into a walk down a long bucket.
     uint64_t H = uint64_t(E->op()) * 0x9E3779B97F4A7C15ull;
     auto Mix = [&](uint64_t V) {
-      H ^= V + 0x9E3779B97F4A7C15ull + (H << 6) + (H >> 2);
+      H = (H ^ V) + 0x9E3779B97F4A7C15ull;
+      H = (H ^ (H >> 30)) * 0xBF58476D1CE4E5B9ull;
+      H = (H ^ (H >> 27)) * 0x94D049BB133111EBull;
+      H ^= H >> 31;
     };
     Mix(E->type().hashValue());
     Mix(E->rawAttribute());
@@ -173,13 +181,75 @@ struct NodeHash {
 struct NodeEq {
   bool operator()(const Expr *A, const Expr *B) const;
 };
+
+/// The hash-consing table: open addressing with linear probing over
+/// (hash, node) slots, so that a lookup reads the slot array and touches a
+/// node only where the full hashes match, and a new node costs no
+/// allocation of its own. Interning is most of what rebuilding an
+/// expression costs, and a checker rebuilds one per output element.
+class NodeTable {
+public:
+  struct Slot {
+    uint64_t Hash = 0;
+    const Expr *Node = nullptr;
+  };
+  /// The slot holding a node equal to Probe, else the empty slot where it
+  /// belongs (valid until the next insert).
+  Slot &find(const Expr *Probe, uint64_t Hash) {
+    size_t Mask = Slots.size() - 1;
+    for (size_t I = Hash & Mask;; I = (I + 1) & Mask) {
+      Slot &S = Slots[I];
+      if (!S.Node || (S.Hash == Hash && NodeEq()(S.Node, Probe)))
+        return S;
+    }
+  }
+  void insert(Slot &Empty, const Expr *Node, uint64_t Hash) {
+    Empty = {Hash, Node};
+    if (++Used * 2 > Slots.size())
+      grow();
+  }
+
+private:
+  void grow() {
+    std::vector<Slot> Old(Slots.size() * 2);
+    Old.swap(Slots);
+    size_t Mask = Slots.size() - 1;
+    for (const Slot &S : Old)
+      if (S.Node) {
+        size_t I = S.Hash & Mask;
+        while (Slots[I].Node)
+          I = (I + 1) & Mask;
+        Slots[I] = S;
+      }
+  }
+  std::vector<Slot> Slots = std::vector<Slot>(1024); // a power of two
+  size_t Used = 0;
+};
 } // namespace
 
 struct Context::Impl {
   std::deque<Expr> Nodes;
-  std::deque<std::vector<const Expr *>> OperandStorage;
+  /// Operand lists, carved out of large blocks (one allocation per block,
+  /// not per node).
+  std::vector<std::unique_ptr<const Expr *[]>> OperandBlocks;
+  const Expr **BlockNext = nullptr;
+  size_t BlockLeft = 0;
+  const Expr **storeOperands(std::span<const Expr *const> Ops) {
+    constexpr size_t BlockSize = 1 << 16;
+    if (Ops.size() > BlockLeft) {
+      size_t Size = std::max(BlockSize, Ops.size());
+      OperandBlocks.push_back(std::make_unique<const Expr *[]>(Size));
+      BlockNext = OperandBlocks.back().get();
+      BlockLeft = Size;
+    }
+    const Expr **At = BlockNext;
+    std::copy(Ops.begin(), Ops.end(), At);
+    BlockNext += Ops.size();
+    BlockLeft -= Ops.size();
+    return At;
+  }
   std::unordered_set<std::string> Names;
-  std::unordered_set<const Expr *, NodeHash, NodeEq> Table;
+  NodeTable Table;
   std::unordered_map<std::string, unsigned> FreshCounters;
   Expr Probe; // a node under construction, for lookups
 };
@@ -228,13 +298,13 @@ const Expr *Context::intern(Op O, Type T, std::span<const Expr *const> Ops,
   Probe.Name = Name;
   Probe.Operands = Ops.data();
   Probe.NumOperands = unsigned(Ops.size());
-  auto It = P->Table.find(&Probe);
-  if (It != P->Table.end())
-    return *It;
-  std::vector<const Expr *> &Stored =
-      P->OperandStorage.emplace_back(Ops.begin(), Ops.end());
+  uint64_t Hash = NodeHash()(&Probe);
+  NodeTable::Slot &Found = P->Table.find(&Probe, Hash);
+  if (Found.Node)
+    return Found.Node;
+  const Expr **Stored = P->storeOperands(Ops);
   Expr &Node = P->Nodes.emplace_back(Probe);
-  Node.Operands = Stored.data();
+  Node.Operands = Stored;
   Node.Id = unsigned(P->Nodes.size());
   Node.Symbols = 0;
   if (O == Op::Symbol)
@@ -244,7 +314,7 @@ const Expr *Context::intern(Op O, Type T, std::span<const Expr *const> Ops,
     Node.Symbols |= Operand->Symbols;
     Node.Height = std::max(Node.Height, Operand->Height + 1);
   }
-  P->Table.insert(&Node);
+  P->Table.insert(Found, &Node, Hash);
   return &Node;
 }
 
@@ -1062,8 +1132,7 @@ const Expr *Context::existing(Op O, Type T,
   Probe.Name = nullptr;
   Probe.Operands = Ops.data();
   Probe.NumOperands = unsigned(Ops.size());
-  auto It = P->Table.find(&Probe);
-  return It == P->Table.end() ? nullptr : *It;
+  return P->Table.find(&Probe, NodeHash()(&Probe)).Node;
 }
 
 /// X with each value a square of it could take put in one orientation:

@@ -9,6 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 using namespace stagecheck::ir;
 
 TEST(HashConsing, CommutativeOperandsShareOneNode) {
@@ -61,6 +65,32 @@ TEST(HashConsing, SameConstructionSameNode) {
   const Expr *X = C.symbol("x", Type::f32());
   EXPECT_NE(C.floatBinary(Op::FAdd, X, X, RoundingMode::NearestEven),
             C.floatBinary(Op::FAdd, X, X, RoundingMode::TowardZero));
+}
+
+TEST(HashConsing, ManyNodesOfDenseOperandsStayDistinctAndShared) {
+  // Sums of pairs of symbols made one after another (dense node ids, as a
+  // rebuilt sum makes them): every pair is its own node, and building the
+  // pairs again, after the table has grown many times, finds each one.
+  Context C;
+  Type F32 = Type::f32();
+  std::vector<const Expr *> X;
+  for (int I = 0; I < 300; ++I)
+    X.push_back(C.symbol("x" + std::to_string(I), F32));
+  std::vector<const Expr *> Sums;
+  for (int I = 0; I < 300; ++I)
+    for (int J = 0; J < 300; ++J)
+      Sums.push_back(C.floatBinary(Op::FSub, X[I], X[J]));
+  size_t Nodes = C.numNodes();
+  EXPECT_EQ(Nodes, 300u + 300u * 300u);
+  std::set<const Expr *> Distinct(Sums.begin(), Sums.end());
+  EXPECT_EQ(Distinct.size(), Sums.size());
+  size_t K = 0;
+  for (int I = 0; I < 300; ++I)
+    for (int J = 0; J < 300; ++J)
+      EXPECT_EQ(C.floatBinary(Op::FSub, X[I], X[J]), Sums[K++]);
+  EXPECT_EQ(C.numNodes(), Nodes);
+  for (const Expr *S : {Sums[0], Sums[4567], Sums.back()})
+    EXPECT_EQ(C.withOperands(S, S->operands()), S);
 }
 
 TEST(Folding, ConstantsFoldThroughTheInterpreter) {
