@@ -1311,9 +1311,14 @@ private:
       Cand = libdeviceAsMath(Cand);
       Ref = Normal.normalize(Ref);
       Cand = Normal.normalize(Cand);
-      // Sums of products equal up to order (a dot product summed in
-      // blocks) are one polynomial: equal with no solver. So are
-      // exp(x - m) / sum exp(x - m) and exp(x) / sum exp(x).
+      // Sums equal up to order (a row summed in a tree) are one sum, and
+      // sums of products (a dot product summed in blocks) one polynomial:
+      // equal with no solver. So are exp(x - m) / sum exp(x - m) and
+      // exp(x) / sum exp(x).
+      if (Normal.sumForm(Ref) == Normal.sumForm(Cand)) {
+        Reordered.insert({K.Ref, K.Cand});
+        return true;
+      }
       if (Normal.equalAsPolynomials(Ref, Cand)) {
         if (Normal.polynomial(Ref) == Normal.polynomial(Cand))
           Reordered.insert({K.Ref, K.Cand});

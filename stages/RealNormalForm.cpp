@@ -885,6 +885,102 @@ const Expr *RealNormalForm::polynomial(const Expr *E) {
   return R;
 }
 
+static bool sumStep(const Expr *N) {
+  return N->op() == Op::FAdd || N->op() == Op::FSub || N->op() == Op::FNeg;
+}
+
+const Expr *RealNormalForm::sumForm(const Expr *E) {
+  if (auto It = SumFormMemo.find(E); It != SumFormMemo.end())
+    return It->second;
+  const Expr *Roots[] = {E};
+  for (const Expr *N : postOrder(Roots)) {
+    if (SumFormMemo.count(N))
+      continue;
+    // Only the roots of sum trees are flattened (each a walk of its tree);
+    // a node inside a tree gets its form only if something else uses it,
+    // and lazily, so a chain of n additions costs n steps, not n^2.
+    if (sumStep(N))
+      continue;
+    std::vector<const Expr *> Ops;
+    bool Same = true;
+    for (const Expr *O : N->operands()) {
+      Ops.push_back(sumStep(O) ? flattenedSum(O) : SumFormMemo.at(O));
+      Same &= Ops.back() == O;
+    }
+    SumFormMemo[N] = Same ? N : C.withOperands(N, Ops);
+  }
+  return sumStep(E) ? flattenedSum(E) : SumFormMemo.at(E);
+}
+
+/// The sum tree rooted at N as one sum: its leaves (in sum form) counted
+/// with their signs, in node order, constants added last. N itself where a
+/// constant is not finite or their sum inexact, or the tree's walk (a DAG
+/// may share a subtree many times over) exceeds the visit budget.
+const Expr *RealNormalForm::flattenedSum(const Expr *N) {
+  if (auto It = SumFormMemo.find(N); It != SumFormMemo.end())
+    return It->second;
+  std::map<const Expr *, double, decltype(&lessByNodeId)> Terms(lessByNodeId);
+  double Constant = 0;
+  bool Exact = true;
+  size_t Steps = 0;
+  std::vector<std::pair<const Expr *, double>> Work = {{N, 1.0}};
+  while (!Work.empty() && Exact) {
+    auto [X, Sign] = Work.back();
+    Work.pop_back();
+    if (++Steps > VisitBudget) {
+      Exact = false;
+      break;
+    }
+    if (sumStep(X) && X->type() == N->type()) {
+      if (X->op() == Op::FNeg) {
+        Work.push_back({X->operand(0), -Sign});
+      } else {
+        Work.push_back({X->operand(1), X->op() == Op::FSub ? -Sign : Sign});
+        Work.push_back({X->operand(0), Sign});
+      }
+      continue;
+    }
+    if (X->isConst()) {
+      double V = Value::ofBits(X->type(), X->constBits()).asDouble();
+      auto Total = exactSum(Constant, Sign * V);
+      Exact = std::isfinite(V) && Total;
+      Constant = Total.value_or(0);
+      continue;
+    }
+    Exact = addCoefficient(Terms, sumForm(X), Sign);
+  }
+  const Expr *R = nullptr;
+  if (Exact) {
+    Type T = N->type();
+    for (const auto &[Term, Count] : Terms) {
+      const Expr *Scaled =
+          Count == 1    ? Term
+          : Count == -1 ? C.unary(Op::FNeg, Term)
+          : representable(Count, T)
+              ? C.floatBinary(Op::FMul, C.floatConst(T, Count), Term)
+              : nullptr;
+      if (!Scaled) {
+        R = nullptr;
+        break;
+      }
+      R = R ? C.floatBinary(Op::FAdd, R, Scaled) : Scaled;
+    }
+    if (Constant != 0 || !R)
+      R = R && representable(Constant, T)
+              ? C.floatBinary(Op::FAdd, R, C.floatConst(T, Constant))
+          : !R && representable(Constant, T) ? C.floatConst(T, Constant)
+                                             : nullptr;
+  }
+  if (!R) { // as it is, its operands in sum form
+    std::vector<const Expr *> Ops;
+    for (const Expr *O : N->operands())
+      Ops.push_back(sumForm(O));
+    R = C.withOperands(N, Ops);
+  }
+  SumFormMemo[N] = R;
+  return R;
+}
+
 /// E itself with its operands in polynomial form.
 const Expr *RealNormalForm::canonicalOperands(const Expr *E) {
   std::vector<const Expr *> Ops;

@@ -104,6 +104,14 @@ public:
   /// monomials, as far as the coefficients stay exact in E's type and the
   /// expansion stays small; an equality over the reals.
   const ir::Expr *polynomial(const ir::Expr *E);
+  /// E with every tree of float +, - and negation flattened into one sum
+  /// of its distinct terms in node order, each with its integer count, and
+  /// its constants added (where exact). Nothing else moves: no product is
+  /// expanded and no constant scale enters a sum, so a shared sum (a row's
+  /// mean) stays one term of the sums that use it. An equality over the
+  /// reals, linear in E's nodes: the cheap first try before `polynomial`,
+  /// which flattens the mean into each of its uses.
+  const ir::Expr *sumForm(const ir::Expr *E);
   /// Whether A and B (after `polynomial`) are equal over the reals as
   /// quotients of sums of exponential monomials; false when that cannot
   /// be shown (not when they differ).
@@ -161,6 +169,7 @@ private:
                                  const std::vector<const ir::Expr *> &Ops);
 
   bool accumulate(const ir::Expr *N, double Scale, Sum &Out);
+  const ir::Expr *flattenedSum(const ir::Expr *N);
   const ir::Expr *canonicalOperands(const ir::Expr *E);
   const ir::Expr *build(const Sum &S, ir::Type T);
 
@@ -170,6 +179,7 @@ private:
   Purpose For;
   std::unordered_map<const ir::Expr *, const ir::Expr *> Memo;
   std::unordered_map<const ir::Expr *, const ir::Expr *> PolynomialMemo;
+  std::unordered_map<const ir::Expr *, const ir::Expr *> SumFormMemo;
   std::unordered_map<const ir::Expr *, Sum> Sums; // canonical node -> its sum
   std::unordered_map<const ir::Expr *, Extremum> Extrema; // canonical node
   /// Index node -> the arg-extrema it is the fold of (two singletons read

@@ -81,6 +81,71 @@ TEST_F(Polynomial, AtomsHaveTheirOperandsInNormalForm) {
   EXPECT_TRUE(same(C.select(Cond, add(A, B), A), C.select(Cond, add(B, A), A)));
 }
 
+TEST_F(Polynomial, SumsInAnyOrderAreOneSumForm) {
+  // A row's mean summed left to right and in a tree, then used in every
+  // centred element: the sum forms meet, and the mean stays one term.
+  const Expr *X[4];
+  const char *Names[] = {"x0", "x1", "x2", "x3"};
+  for (int I = 0; I < 4; ++I)
+    X[I] = x(Names[I], F32);
+  const Expr *Four = C.floatConst(F32, 4.0);
+  const Expr *Left = X[0];
+  for (int I = 1; I < 4; ++I)
+    Left = add(Left, X[I]);
+  const Expr *Tree = add(add(X[2], X[3]), add(X[1], X[0]));
+  const Expr *MeanL = C.floatBinary(Op::FDiv, Left, Four),
+             *MeanT = C.floatBinary(Op::FDiv, Tree, Four);
+  auto Centred = [&](const Expr *Mean, int I) {
+    return C.floatBinary(Op::FSub, X[I], Mean);
+  };
+  const Expr *VarL = C.floatConst(F32, 0.0), *VarT = nullptr;
+  for (int I = 0; I < 4; ++I) {
+    VarL = add(VarL, mul(Centred(MeanL, I), Centred(MeanL, I)));
+    const Expr *Sq = mul(Centred(MeanT, 3 - I), Centred(MeanT, 3 - I));
+    VarT = VarT ? add(Sq, VarT) : Sq;
+  }
+  EXPECT_EQ(Normal.sumForm(VarL), Normal.sumForm(VarT));
+  const Expr *Form = Normal.sumForm(Centred(MeanL, 1));
+  ASSERT_EQ(Form->op(), Op::FAdd); // x1 + (-mean): two terms
+  EXPECT_EQ(Form->operand(0)->op() == Op::FNeg
+                ? Form->operand(0)->operand(0)
+                : Form->operand(1)->operand(0),
+            Normal.sumForm(MeanT));
+  // Signs, counts and constants: (a - b) + (b + a) + 1 - 1 is 2a.
+  const Expr *A = x("a", F32), *B = x("b", F32);
+  const Expr *One = C.floatConst(F32, 1.0);
+  EXPECT_EQ(Normal.sumForm(C.floatBinary(
+                Op::FSub,
+                add(add(C.floatBinary(Op::FSub, A, B), add(B, A)), One), One)),
+            mul(C.floatConst(F32, 2.0), A));
+}
+
+TEST_F(Polynomial, DifferentSumsHaveDifferentSumForms) {
+  const Expr *A = x("a", F32), *B = x("b", F32), *D = x("d", F32);
+  EXPECT_NE(Normal.sumForm(add(A, B)), Normal.sumForm(add(A, D)));
+  EXPECT_NE(Normal.sumForm(C.floatBinary(Op::FSub, A, B)),
+            Normal.sumForm(C.floatBinary(Op::FSub, B, A)));
+  EXPECT_NE(Normal.sumForm(add(A, A)), Normal.sumForm(A));
+  // Rounding between two sums is not undone: (a + b) rounded to f16, then
+  // widened and added to d, is not a + b + d.
+  const Expr *Rounded = C.cast(
+      Op::FPCast, C.cast(Op::FPCast, add(A, B), F16), F32);
+  EXPECT_NE(Normal.sumForm(add(Rounded, D)),
+            Normal.sumForm(add(A, add(B, D))));
+  // No constant scale enters a sum: (a + b) / 2 is not a/2 + b/2 here
+  // (`polynomial` shows that one).
+  const Expr *Two = C.floatConst(F32, 2.0);
+  const Expr *Half = C.floatBinary(Op::FDiv, add(A, B), Two);
+  const Expr *Halves = add(C.floatBinary(Op::FDiv, A, Two),
+                           C.floatBinary(Op::FDiv, B, Two));
+  EXPECT_NE(Normal.sumForm(Half), Normal.sumForm(Halves));
+  EXPECT_TRUE(same(Half, Halves));
+  // An infinite constant is not added up: x + inf - inf stays as it is.
+  const Expr *Inf = C.floatConst(F32, INFINITY);
+  const Expr *E = C.floatBinary(Op::FSub, add(A, Inf), Inf);
+  EXPECT_NE(Normal.sumForm(E), A);
+}
+
 TEST_F(Polynomial, SoftmaxIsShiftInvariant) {
   // exp(x0 - m) / (exp(x0 - m) + exp(x1 - m)) against
   // exp(x0) / (exp(x0) + exp(x1)), m any value (the row max).
