@@ -267,6 +267,35 @@ TEST(FxToTtir, AWrongKernelTheSolverDoesNotSettleIsCaughtByTesting) {
   EXPECT_TRUE(Tested);
 }
 
+/// inductor_softmax with its row sum's combine made a product (a TTIR
+/// mutant). Testing finds inputs where the values part, and each is
+/// confirmed over the reals with the inputs pinned and the exponentials
+/// left to the solver: a nonlinear query, which ran in the auditing
+/// process past its unit limit, until the pair's time limit (before: 300 s
+/// and `unknown`). Such a query now goes to a child, killed at its limit.
+TEST(FxToTtir, AWrongRowSumsNonlinearConfirmationStopsAtItsLimit) {
+  EditedBundle Wrong(
+      STAGECHECK_TEST_DIR "/corpus/inductor_softmax",
+      "kernels/triton_per_fused__softmax_exp_prepare_softmax_online_sub_0/"
+      "triton_per_fused__softmax_exp_prepare_softmax_online_sub_0.ttir",
+      "%tmp12_21 = arith.addf %tmp12_19, %tmp12_20",
+      "%tmp12_21 = arith.mulf %tmp12_19, %tmp12_20");
+  stages::registerBuiltinCheckers();
+  bundle::Manifest M = bundle::loadBundle(Wrong.Dir.string());
+  stages::AuditOptions O;
+  O.Pairs = {"fx->ttir"};
+  O.PairTimeLimitSeconds = 120;
+  stages::AuditReport R = stages::audit(M, O);
+  ASSERT_EQ(R.Pairs.size(), 1u);
+  const stages::PairResult &P = R.Pairs[0].Result;
+  std::ostringstream Report;
+  stages::printPairResult(Report, P);
+  SCOPED_TRACE(Report.str());
+  ASSERT_EQ(P.Kind, stages::Verdict::Counterexample) << P.Reason;
+  ASSERT_TRUE(P.Cex && P.Cex->Source && P.Cex->Target);
+  EXPECT_FALSE(P.Cex->Source->sameAs(*P.Cex->Target));
+}
+
 /// bench/heldout4/inductor_prod_dim: a product along rows, which the
 /// kernel multiplies in a tree and the reference left to right. Where a
 /// row holds a zero and two factors whose product overflows, the kernel
