@@ -4,6 +4,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +66,7 @@ ChildSeries::ChildSeries(size_t First, size_t End,
     return;
   }
   std::fflush(nullptr); // the child must not flush the parent's buffers again
+  pid_t Parent = getpid();
   Child = fork();
   if (Child < 0) {
     StartFailure = std::string("could not start (fork: ") +
@@ -75,6 +77,12 @@ ChildSeries::ChildSeries(size_t First, size_t End,
     return;
   }
   if (Child == 0) {
+    // A child in a process group of its own is out of reach of a signal to
+    // the parent's group (`timeout`, a harness killing an audit): it goes
+    // when its parent does, and so, in turn, do its own children.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != Parent)
+      _exit(1);
     if (OwnProcessGroup)
       setpgid(0, 0);
     close(Pipe[0]);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace stagecheck::smt;
@@ -87,6 +88,50 @@ TEST(ChildProcess, AChildPastItsDeadlineIsKilledWithItsGroup) {
   EXPECT_TRUE(Gone) << "the grandchild " << Grandchild << " still runs";
   if (!Gone)
     kill(Grandchild, SIGKILL);
+}
+
+/// Whether a process is gone (or a zombie) within two seconds.
+bool goneSoon(pid_t Pid) {
+  for (int Tries = 0; Tries < 100; ++Tries) {
+    std::ifstream Stat("/proc/" + std::to_string(Pid) + "/stat");
+    std::string Id, Name, State;
+    if (!(Stat >> Id >> Name >> State) || State == "Z")
+      return true;
+    usleep(20000);
+  }
+  return false;
+}
+
+TEST(ChildProcess, AChildInItsOwnGroupGoesWhenItsParentIsKilled) {
+  // An audit killed by `timeout` or by a harness: the signal reaches its
+  // process group, not the pair's child in a group of its own, which must
+  // not run on. Here the audit is a forked process P whose child C (own
+  // group) tells its pid and waits for ever; P is then killed.
+  int Pids[2];
+  ASSERT_EQ(pipe(Pids), 0);
+  pid_t P = fork();
+  ASSERT_GE(P, 0);
+  if (P == 0) {
+    runInChild(
+        [&]() -> std::string {
+          pid_t Self = getpid();
+          (void)!write(Pids[1], &Self, sizeof Self);
+          for (;;)
+            pause();
+        },
+        within(600, /*OwnGroup=*/true));
+    _exit(0);
+  }
+  close(Pids[1]);
+  pid_t Child = 0;
+  ASSERT_EQ(read(Pids[0], &Child, sizeof Child), ssize_t(sizeof Child));
+  close(Pids[0]);
+  kill(P, SIGKILL);
+  waitpid(P, nullptr, 0);
+  bool Gone = goneSoon(Child);
+  EXPECT_TRUE(Gone) << "the child " << Child << " outlived its parent";
+  if (!Gone)
+    kill(Child, SIGKILL);
 }
 
 std::chrono::steady_clock::time_point in(double Seconds) {
