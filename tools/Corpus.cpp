@@ -4,6 +4,7 @@
 #include "stages/Refinement.h"
 #include "tools/Json.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <thread>
 #include <sys/wait.h>
@@ -269,6 +271,45 @@ std::string defaultCacheDir() {
   return ".stagecheck-cache";
 }
 
+/// The audits running, for a signal that stops the corpus run to stop
+/// them too: they share its process group, but a scheduler or a user may
+/// signal the corpus process alone, and an audit left behind would go on
+/// with its bundle for nothing. Slots are set before the handlers go in
+/// and never reallocated while they are in.
+std::vector<std::atomic<pid_t>> *RunningAudits = nullptr;
+
+extern "C" void stopAuditsAndDie(int Signal) {
+  if (RunningAudits)
+    for (std::atomic<pid_t> &Pid : *RunningAudits)
+      if (pid_t P = Pid.load())
+        kill(P, SIGTERM);
+  signal(Signal, SIG_DFL);
+  raise(Signal);
+}
+
+/// Installs stopAuditsAndDie for the signals that end a run, and restores
+/// what was there when it goes.
+class AuditsStopWithTheRun {
+public:
+  explicit AuditsStopWithTheRun(std::vector<std::atomic<pid_t>> &Slots) {
+    RunningAudits = &Slots;
+    struct sigaction A = {};
+    A.sa_handler = stopAuditsAndDie;
+    sigemptyset(&A.sa_mask);
+    for (size_t I = 0; I < std::size(Signals); ++I)
+      sigaction(Signals[I], &A, &Old[I]);
+  }
+  ~AuditsStopWithTheRun() {
+    for (size_t I = 0; I < std::size(Signals); ++I)
+      sigaction(Signals[I], &Old[I], nullptr);
+    RunningAudits = nullptr;
+  }
+
+private:
+  static constexpr int Signals[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction Old[std::size(Signals)];
+};
+
 } // namespace
 
 int runCorpus(int Argc, char **Argv) {
@@ -348,6 +389,8 @@ int runCorpus(int Argc, char **Argv) {
   fs::create_directories(Tmp);
   std::vector<BundleRun> Runs(Bundles.size());
   std::map<pid_t, size_t> Running;
+  std::vector<std::atomic<pid_t>> AuditSlots(Jobs);
+  AuditsStopWithTheRun StopTogether(AuditSlots);
   std::vector<std::chrono::steady_clock::time_point> Began(Bundles.size());
   size_t Next = 0, Done = 0;
   bool Tty = isatty(STDERR_FILENO);
@@ -396,6 +439,9 @@ int runCorpus(int Argc, char **Argv) {
     }
     Began[I] = std::chrono::steady_clock::now();
     Running[Pid] = I;
+    for (std::atomic<pid_t> &Slot : AuditSlots)
+      if (pid_t Empty = 0; Slot.compare_exchange_strong(Empty, Pid))
+        break;
   };
   while (Done < Bundles.size()) {
     while (Running.size() < Jobs && Next < Bundles.size())
@@ -411,6 +457,9 @@ int runCorpus(int Argc, char **Argv) {
       continue;
     size_t I = It->second;
     Running.erase(It);
+    for (std::atomic<pid_t> &Slot : AuditSlots)
+      if (pid_t Was = Pid; Slot.compare_exchange_strong(Was, 0))
+        break;
     BundleRun &B = Runs[I];
     B.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Began[I]).count();
     B.ExitCode = WIFEXITED(Status) ? WEXITSTATUS(Status) : 3;

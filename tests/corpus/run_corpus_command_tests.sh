@@ -20,6 +20,7 @@ mkdir -p "$sub"
 for b in tutorial_vector_add inductor_clamp inductor_sum_persistent bug_a_attention_noclamp bug_d_no_write; do
   cp -r "$corpus/$b" "$sub/$b"
 done
+full_corpus=$corpus
 corpus=$sub
 
 "$stagecheck" corpus --jobs 2 --cache "$tmp/cache" --json "$tmp/first.json" --junit "$tmp/first.xml" "$corpus" >"$tmp/first.out" 2>&1
@@ -96,6 +97,24 @@ expect3 "$stagecheck" corpus --no-cache --baseline "$tmp/bad.json" "$corpus"
 expect3 "$stagecheck" corpus
 expect3 "$stagecheck" corpus --libdevice "$tmp/no.bc" "$corpus"
 expect3 "$stagecheck" corpus --pair-time-limit-s -1 "$corpus"
+
+# A run stopped by a signal to the corpus process alone (a scheduler's, a
+# user's kill) stops its audits too, rather than leaving them to finish
+# their bundles: here a reduction whose audit takes seconds.
+mkdir -p "$tmp/slow"
+cp -r "$full_corpus/inductor_softmax" "$tmp/slow/"
+"$stagecheck" corpus --no-cache "$tmp/slow" >"$tmp/stopped.out" 2>&1 &
+run=$!
+audits() { pgrep -f "stagecheck-corpus-$run/" || true; }
+for _ in $(seq 100); do [[ -n $(audits) ]] && break; sleep 0.1; done
+if [[ -z $(audits) ]]; then
+  fail "no audit seen running under the corpus run"
+else
+  kill -TERM "$run"
+  wait "$run" 2>/dev/null
+  for _ in $(seq 50); do [[ -z $(audits) ]] && break; sleep 0.1; done
+  [[ -z $(audits) ]] || { fail "audits outlived their corpus run: $(audits)"; pkill -f "stagecheck-corpus-$run/"; }
+fi
 
 if [[ $fails -ne 0 ]]; then echo "$fails corpus command test(s) failed"; exit 1; fi
 echo "all corpus command tests passed"
