@@ -71,15 +71,28 @@ struct EditedBundle {
 };
 
 stages::PairResult fxToTtir(const fs::path &Bundle,
-                            unsigned TimeoutMs = 20000) {
+                            unsigned TimeoutMs = 20000,
+                            double PairTimeLimitSeconds = 0) {
   stages::registerBuiltinCheckers();
   bundle::Manifest M = bundle::loadBundle(Bundle.string());
   stages::AuditOptions O;
   O.Pairs = {"fx->ttir"};
   O.Check.Solver.TimeoutMs = TimeoutMs;
+  O.PairTimeLimitSeconds = PairTimeLimitSeconds;
   stages::AuditReport R = stages::audit(M, O);
   EXPECT_EQ(R.Pairs.size(), 1u);
   return R.Pairs.empty() ? stages::PairResult() : R.Pairs[0].Result;
+}
+
+/// P is a counterexample whose two sides' values differ (its report shown
+/// where it is not).
+void expectCounterexample(const stages::PairResult &P) {
+  std::ostringstream Report;
+  stages::printPairResult(Report, P);
+  SCOPED_TRACE(Report.str());
+  ASSERT_EQ(P.Kind, stages::Verdict::Counterexample) << P.Reason;
+  ASSERT_TRUE(P.Cex && P.Cex->Source && P.Cex->Target);
+  EXPECT_FALSE(P.Cex->Source->sameAs(*P.Cex->Target));
 }
 
 std::vector<std::string> kernelFiles() {
@@ -254,12 +267,7 @@ TEST(FxToTtir, AWrongKernelTheSolverDoesNotSettleIsCaughtByTesting) {
                      "arith.divsi %c32_i32, %0 : i32");
   // The value query alone takes longer than 5 s.
   stages::PairResult P = fxToTtir(Wrong.Dir, 5000);
-  std::ostringstream Report;
-  stages::printPairResult(Report, P);
-  SCOPED_TRACE(Report.str());
-  ASSERT_EQ(P.Kind, stages::Verdict::Counterexample) << P.Reason;
-  ASSERT_TRUE(P.Cex && P.Cex->Source && P.Cex->Target);
-  EXPECT_FALSE(P.Cex->Source->sameAs(*P.Cex->Target));
+  expectCounterexample(P);
   bool Tested = false;
   for (const stages::QueryReport &Q : P.Queries)
     Tested |= Q.Outcome == smt::Outcome::Counterexample &&
@@ -280,20 +288,7 @@ TEST(FxToTtir, AWrongRowSumsNonlinearConfirmationStopsAtItsLimit) {
       "triton_per_fused__softmax_exp_prepare_softmax_online_sub_0.ttir",
       "%tmp12_21 = arith.addf %tmp12_19, %tmp12_20",
       "%tmp12_21 = arith.mulf %tmp12_19, %tmp12_20");
-  stages::registerBuiltinCheckers();
-  bundle::Manifest M = bundle::loadBundle(Wrong.Dir.string());
-  stages::AuditOptions O;
-  O.Pairs = {"fx->ttir"};
-  O.PairTimeLimitSeconds = 120;
-  stages::AuditReport R = stages::audit(M, O);
-  ASSERT_EQ(R.Pairs.size(), 1u);
-  const stages::PairResult &P = R.Pairs[0].Result;
-  std::ostringstream Report;
-  stages::printPairResult(Report, P);
-  SCOPED_TRACE(Report.str());
-  ASSERT_EQ(P.Kind, stages::Verdict::Counterexample) << P.Reason;
-  ASSERT_TRUE(P.Cex && P.Cex->Source && P.Cex->Target);
-  EXPECT_FALSE(P.Cex->Source->sameAs(*P.Cex->Target));
+  expectCounterexample(fxToTtir(Wrong.Dir, 20000, 120));
 }
 
 /// bench/heldout4/inductor_prod_dim: a product along rows, which the
