@@ -914,12 +914,15 @@ const Expr *RealNormalForm::sumForm(const Expr *E) {
 
 /// The sum tree rooted at N as one sum: its leaves (in sum form) counted
 /// with their signs, in node order, constants added last. N itself where a
-/// constant is not finite or their sum inexact, or the tree's walk (a DAG
-/// may share a subtree many times over) exceeds the visit budget.
+/// constant is not finite (over the reals it has no value: the query is
+/// not one to answer by cancelling it) or their sum inexact, a count is not
+/// a value of N's type, or the tree's walk (a DAG may share a subtree many
+/// times over) exceeds the visit budget.
 const Expr *RealNormalForm::flattenedSum(const Expr *N) {
   if (auto It = SumFormMemo.find(N); It != SumFormMemo.end())
     return It->second;
-  std::map<const Expr *, double, decltype(&lessByNodeId)> Terms(lessByNodeId);
+  std::map<const Expr *, double, bool (*)(const Expr *, const Expr *)> Terms(
+      lessByNodeId);
   double Constant = 0;
   bool Exact = true;
   size_t Steps = 0;
@@ -949,36 +952,36 @@ const Expr *RealNormalForm::flattenedSum(const Expr *N) {
     }
     Exact = addCoefficient(Terms, sumForm(X), Sign);
   }
-  const Expr *R = nullptr;
-  if (Exact) {
-    Type T = N->type();
-    for (const auto &[Term, Count] : Terms) {
-      const Expr *Scaled =
-          Count == 1    ? Term
-          : Count == -1 ? C.unary(Op::FNeg, Term)
-          : representable(Count, T)
-              ? C.floatBinary(Op::FMul, C.floatConst(T, Count), Term)
-              : nullptr;
-      if (!Scaled) {
-        R = nullptr;
-        break;
-      }
-      R = R ? C.floatBinary(Op::FAdd, R, Scaled) : Scaled;
-    }
-    if (Constant != 0 || !R)
-      R = R && representable(Constant, T)
-              ? C.floatBinary(Op::FAdd, R, C.floatConst(T, Constant))
-          : !R && representable(Constant, T) ? C.floatConst(T, Constant)
-                                             : nullptr;
+  // As it is where it cannot be flattened: then nothing below it is
+  // compared as a flat sum (the polynomial step still may).
+  const Expr *R = Exact ? buildSum(Terms, Constant, N->type()) : nullptr;
+  SumFormMemo[N] = R ? R : N;
+  return SumFormMemo[N];
+}
+
+/// Terms (each times its count) and Constant, added in order; nothing where
+/// a count or the constant is not a value of T.
+const Expr *RealNormalForm::buildSum(
+    const std::map<const Expr *, double, bool (*)(const Expr *, const Expr *)>
+        &Terms,
+    double Constant, Type T) {
+  const Expr *Total = nullptr;
+  for (const auto &[Term, Count] : Terms) {
+    const Expr *Scaled = Term;
+    if (Count == -1)
+      Scaled = C.unary(Op::FNeg, Term);
+    else if (Count != 1 && representable(Count, T))
+      Scaled = C.floatBinary(Op::FMul, C.floatConst(T, Count), Term);
+    else if (Count != 1)
+      return nullptr;
+    Total = Total ? C.floatBinary(Op::FAdd, Total, Scaled) : Scaled;
   }
-  if (!R) { // as it is, its operands in sum form
-    std::vector<const Expr *> Ops;
-    for (const Expr *O : N->operands())
-      Ops.push_back(sumForm(O));
-    R = C.withOperands(N, Ops);
-  }
-  SumFormMemo[N] = R;
-  return R;
+  if (!representable(Constant, T))
+    return nullptr;
+  if (!Total)
+    return C.floatConst(T, Constant);
+  return Constant == 0 ? Total
+                       : C.floatBinary(Op::FAdd, Total, C.floatConst(T, Constant));
 }
 
 /// E itself with its operands in polynomial form.

@@ -170,6 +170,10 @@ private:
 
   bool accumulate(const ir::Expr *N, double Scale, Sum &Out);
   const ir::Expr *flattenedSum(const ir::Expr *N);
+  const ir::Expr *
+  buildSum(const std::map<const ir::Expr *, double,
+                          bool (*)(const ir::Expr *, const ir::Expr *)> &Terms,
+           double Constant, ir::Type T);
   const ir::Expr *canonicalOperands(const ir::Expr *E);
   const ir::Expr *build(const Sum &S, ir::Type T);
 

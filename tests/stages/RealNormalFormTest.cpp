@@ -144,6 +144,12 @@ TEST_F(Polynomial, DifferentSumsHaveDifferentSumForms) {
   const Expr *Inf = C.floatConst(F32, INFINITY);
   const Expr *E = C.floatBinary(Op::FSub, add(A, Inf), Inf);
   EXPECT_NE(Normal.sumForm(E), A);
+  // A count that is no value of the sum's type (4097 in f16) leaves the sum
+  // as it is, terms and all.
+  const Expr *H = x("h", F16), *Many = H;
+  for (int I = 1; I < 4097; ++I)
+    Many = add(Many, H);
+  EXPECT_EQ(Normal.sumForm(Many), Many);
 }
 
 TEST_F(Polynomial, SoftmaxIsShiftInvariant) {
