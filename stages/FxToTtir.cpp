@@ -127,6 +127,25 @@ void toleranceFor(const FxToTtirOptions &O, Type D, double &Rtol,
 
 namespace {
 
+/// Whether the reals give E a meaning: no infinite or NaN constant and no
+/// bitcast of a float (what the real encoding refuses). A normal form that
+/// reorders or cancels such a node claims what the reals cannot say: x * 1e30
+/// compared with inf in nan_to_num is for IEEE arithmetic to decide.
+bool meaningfulOverTheReals(const Expr *A, const Expr *B) {
+  const Expr *Roots[] = {A, B};
+  for (const Expr *N : postOrder(Roots)) {
+    if (N->isConst() && N->type().isFloat()) {
+      Value V = Value::ofBits(N->type(), N->constBits());
+      if (!std::isfinite(V.asDouble()))
+        return false;
+    }
+    if (N->op() == Op::Bitcast &&
+        (N->type().isFloat() || N->operand(0)->type().isFloat()))
+      return false;
+  }
+  return true;
+}
+
 /// Rebuilds E bottom-up; Hook may replace a node given its new operands.
 /// Kept, when given, is a memo kept between calls: what it holds is not
 /// rebuilt again.
@@ -1315,11 +1334,12 @@ private:
       // sums of products (a dot product summed in blocks) one polynomial:
       // equal with no solver. So are exp(x - m) / sum exp(x - m) and
       // exp(x) / sum exp(x).
-      if (Normal.sumForm(Ref) == Normal.sumForm(Cand)) {
+      bool Meaningful = meaningfulOverTheReals(Ref, Cand);
+      if (Meaningful && Normal.sumForm(Ref) == Normal.sumForm(Cand)) {
         Reordered.insert({K.Ref, K.Cand});
         return true;
       }
-      if (Normal.equalAsPolynomials(Ref, Cand)) {
+      if (Meaningful && Normal.equalAsPolynomials(Ref, Cand)) {
         if (Normal.polynomial(Ref) == Normal.polynomial(Cand))
           Reordered.insert({K.Ref, K.Cand});
         return true;
