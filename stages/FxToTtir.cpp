@@ -127,10 +127,13 @@ void toleranceFor(const FxToTtirOptions &O, Type D, double &Rtol,
 
 namespace {
 
-/// Whether the reals give E a meaning: no infinite or NaN constant and no
-/// bitcast of a float (what the real encoding refuses). A normal form that
-/// reorders or cancels such a node claims what the reals cannot say: x * 1e30
-/// compared with inf in nan_to_num is for IEEE arithmetic to decide.
+/// Whether the reals give A and B a meaning: no infinite or NaN constant
+/// and no bitcast of a float (what the real encoding refuses). Flat sums
+/// that reorder or cancel such a node would claim what the reals cannot
+/// say: x * 1e30 compared with inf in nan_to_num is for IEEE arithmetic to
+/// decide. (The polynomial comparison, beyond linear sides, does not ask
+/// this: logsumexp's guard `|m| == inf ? 0 : m`, the same on both sides, is
+/// one of its atoms.)
 bool meaningfulOverTheReals(const Expr *A, const Expr *B) {
   const Expr *Roots[] = {A, B};
   for (const Expr *N : postOrder(Roots)) {
@@ -1334,12 +1337,12 @@ private:
       // sums of products (a dot product summed in blocks) one polynomial:
       // equal with no solver. So are exp(x - m) / sum exp(x - m) and
       // exp(x) / sum exp(x).
-      bool Meaningful = meaningfulOverTheReals(Ref, Cand);
-      if (Meaningful && Normal.sumForm(Ref) == Normal.sumForm(Cand)) {
+      if (meaningfulOverTheReals(Ref, Cand) &&
+          Normal.sumForm(Ref) == Normal.sumForm(Cand)) {
         Reordered.insert({K.Ref, K.Cand});
         return true;
       }
-      if (Meaningful && Normal.equalAsPolynomials(Ref, Cand)) {
+      if (Normal.equalAsPolynomials(Ref, Cand)) {
         if (Normal.polynomial(Ref) == Normal.polynomial(Cand))
           Reordered.insert({K.Ref, K.Cand});
         return true;
