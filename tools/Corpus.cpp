@@ -278,34 +278,52 @@ std::string defaultCacheDir() {
 /// and never reallocated while they are in.
 std::vector<std::atomic<pid_t>> *RunningAudits = nullptr;
 
-extern "C" void stopAuditsAndDie(int Signal) {
+/// The signal that stopped the run, once one has: the run then reaps its
+/// audits, removes its scratch directory and dies of that signal.
+volatile sig_atomic_t StoppedBy = 0;
+
+extern "C" void stopAudits(int Signal) {
   if (RunningAudits)
     for (std::atomic<pid_t> &Pid : *RunningAudits)
       if (pid_t P = Pid.load())
         kill(P, SIGTERM);
-  signal(Signal, SIG_DFL);
-  raise(Signal);
+  StoppedBy = Signal;
 }
 
-/// Installs stopAuditsAndDie for the signals that end a run, and restores
-/// what was there when it goes.
+/// Installs stopAudits for the signals that end a run, and restores what
+/// was there when it goes. Without SA_RESTART, so that a run waiting for
+/// its audits wakes up to the signal.
 class AuditsStopWithTheRun {
 public:
   explicit AuditsStopWithTheRun(std::vector<std::atomic<pid_t>> &Slots) {
     RunningAudits = &Slots;
+    StoppedBy = 0;
     struct sigaction A = {};
-    A.sa_handler = stopAuditsAndDie;
+    A.sa_handler = stopAudits;
     sigemptyset(&A.sa_mask);
     for (size_t I = 0; I < std::size(Signals); ++I)
       sigaction(Signals[I], &A, &Old[I]);
   }
-  ~AuditsStopWithTheRun() {
+  ~AuditsStopWithTheRun() { restore(); }
+  /// After the run has cleaned up: dies of the signal that stopped it, as
+  /// it would have without the handler (a shell or scheduler sees that).
+  void dieIfStopped() {
+    if (int Signal = StoppedBy) {
+      restore();
+      signal(Signal, SIG_DFL);
+      raise(Signal);
+    }
+  }
+
+private:
+  void restore() {
+    if (!RunningAudits)
+      return;
     for (size_t I = 0; I < std::size(Signals); ++I)
       sigaction(Signals[I], &Old[I], nullptr);
     RunningAudits = nullptr;
   }
 
-private:
   static constexpr int Signals[] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction Old[std::size(Signals)];
 };
@@ -443,8 +461,8 @@ int runCorpus(int Argc, char **Argv) {
       if (pid_t Empty = 0; Slot.compare_exchange_strong(Empty, Pid))
         break;
   };
-  while (Done < Bundles.size()) {
-    while (Running.size() < Jobs && Next < Bundles.size())
+  while (Done < Bundles.size() && !StoppedBy) {
+    while (Running.size() < Jobs && Next < Bundles.size() && !StoppedBy)
       Launch(Next++);
     if (Running.empty())
       continue;
@@ -477,10 +495,18 @@ int runCorpus(int Argc, char **Argv) {
       std::cerr << "\r[" << Done << "/" << Bundles.size() << "] " << B.Name
                 << std::string(20, ' ') << std::flush;
   }
+  if (StoppedBy) {
+    // An audit launched as the signal came never saw it.
+    for (const auto &[Pid, I] : Running)
+      kill(Pid, SIGTERM);
+    for (const auto &[Pid, I] : Running)
+      waitpid(Pid, nullptr, 0);
+  }
   if (Tty)
     std::cerr << "\r" << std::string(70, ' ') << "\r";
   std::error_code EC;
   fs::remove_all(Tmp, EC);
+  StopTogether.dieIfStopped();
   double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 
   // One row per kernel and pair.

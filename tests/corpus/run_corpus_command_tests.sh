@@ -101,9 +101,10 @@ expect3 "$stagecheck" corpus --pair-time-limit-s -1 "$corpus"
 # A run stopped by a signal to the corpus process alone (a scheduler's, a
 # user's kill) stops its audits too, rather than leaving them to finish
 # their bundles: here a reduction whose audit takes seconds.
-mkdir -p "$tmp/slow"
+# It leaves no scratch files behind either, and dies of the signal.
+mkdir -p "$tmp/slow" "$tmp/scratch"
 cp -r "$full_corpus/inductor_softmax" "$tmp/slow/"
-"$stagecheck" corpus --no-cache "$tmp/slow" >"$tmp/stopped.out" 2>&1 &
+TMPDIR="$tmp/scratch" "$stagecheck" corpus --no-cache "$tmp/slow" >"$tmp/stopped.out" 2>&1 &
 run=$!
 audits() { pgrep -f "stagecheck-corpus-$run/" || true; }
 for _ in $(seq 100); do [[ -n $(audits) ]] && break; sleep 0.1; done
@@ -112,8 +113,12 @@ if [[ -z $(audits) ]]; then
 else
   kill -TERM "$run"
   wait "$run" 2>/dev/null
+  status=$?
   for _ in $(seq 50); do [[ -z $(audits) ]] && break; sleep 0.1; done
   [[ -z $(audits) ]] || { fail "audits outlived their corpus run: $(audits)"; pkill -f "stagecheck-corpus-$run/"; }
+  [[ $status -eq $((128 + 15)) ]] || fail "a corpus run stopped by SIGTERM exited with $status"
+  left=$(ls -A "$tmp/scratch")
+  [[ -z $left ]] || fail "a stopped corpus run left scratch files: $left"
 fi
 
 if [[ $fails -ne 0 ]]; then echo "$fails corpus command test(s) failed"; exit 1; fi
