@@ -732,6 +732,15 @@ Env shrink(const Expr *Violation, const Env &Failing,
   return Best;
 }
 
+std::optional<Env> satisfyByTesting(const Expr *Holds, double Ms) {
+  FalsifyOptions F;
+  F.WorkLimit = testingWork(Ms);
+  std::optional<Env> Found = falsify(Holds, F);
+  if (!Found)
+    return std::nullopt;
+  return shrink(Holds, *Found);
+}
+
 uint64_t testingWork(double Ms) {
   return uint64_t(Ms * InterpretedNodesPerMs);
 }

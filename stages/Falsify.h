@@ -79,6 +79,14 @@ std::optional<ir::Env> falsify(const ir::Expr *Violation,
 ir::Env shrink(const ir::Expr *Violation, const ir::Env &Failing,
                const std::vector<FalsifyOptions::IndexHint> &Hints = {});
 
+/// Small inputs under which Holds is true (a check's assumptions), found by
+/// testing within Ms of testingWork and shrunk, or none. What a solver's
+/// model of them would give later testing as its base, without the solver:
+/// most assumptions (divisibility, offsets within i32) hold for small
+/// values, and a first solver query costs a process tens of milliseconds.
+std::optional<ir::Env> satisfyByTesting(const ir::Expr *Holds, double Ms);
+constexpr double AssumptionTestingMs = 20;
+
 } // namespace stagecheck::stages
 
 #endif

@@ -368,6 +368,9 @@ private:
       const Expr *All = C.trueExpr();
       for (const Expr *A : Options.Assumptions)
         All = C.andOf(All, A);
+      AssumptionModel = satisfyByTesting(All, AssumptionTestingMs);
+      if (AssumptionModel)
+        return &*AssumptionModel;
       smt::SolverOptions Quick = Options.Solver;
       Quick.TimeoutMs = std::min(Quick.TimeoutMs, 2000u);
       smt::QueryResult R =

@@ -5,6 +5,7 @@
 
 #include "ir/Interpreter.h"
 #include "ir/Text.h"
+#include "stages/Falsify.h"
 #include <cstdio>
 
 #include <algorithm>
@@ -144,16 +145,22 @@ std::vector<Env> samples(const std::vector<const Expr *> &Symbols,
       Out.push_back(E);
   }
   if (Out.size() < 2) {
-    // Assumptions random inputs rarely meet (a loop's trip count): one
-    // input the solver finds, then nearby ones.
+    // Assumptions random launches rarely meet (a loop's trip count): one
+    // input that testing or else the solver finds, then nearby ones.
     const Expr *All = C.trueExpr();
     for (const Expr *A : Assumptions)
       All = C.andOf(All, A);
-    smt::SolverOptions Quick = Solver;
-    Quick.TimeoutMs = std::min(Quick.TimeoutMs, 4000u);
-    smt::QueryResult R = smt::solve({"assumptions", All, {}, smt::Mode::IEEE}, Quick);
-    if (R.Kind == smt::Outcome::Counterexample) {
-      Env Base = R.Model;
+    std::optional<Env> Model = satisfyByTesting(All, AssumptionTestingMs);
+    if (!Model) {
+      smt::SolverOptions Quick = Solver;
+      Quick.TimeoutMs = std::min(Quick.TimeoutMs, 4000u);
+      smt::QueryResult R =
+          smt::solve({"assumptions", All, {}, smt::Mode::IEEE}, Quick);
+      if (R.Kind == smt::Outcome::Counterexample)
+        Model = R.Model;
+    }
+    if (Model) {
+      Env Base = *Model;
       for (const Expr *S : Symbols)
         if (!Base.symbol(S->name()))
           Base.setSymbol(S->name(), Value::ofBits(S->type(), 0));

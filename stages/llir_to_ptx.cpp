@@ -874,6 +874,9 @@ private:
   const std::optional<Env> &assumptionModel() {
     if (!AssumptionModelAsked) {
       AssumptionModelAsked = true;
+      AssumptionModel = satisfyByTesting(assumed(), AssumptionTestingMs);
+      if (AssumptionModel)
+        return AssumptionModel;
       smt::SolverOptions Quick = Options.Check.Solver;
       Quick.TimeoutMs = std::min(Quick.TimeoutMs, 2000u);
       smt::QueryResult M =

@@ -5,7 +5,6 @@
 #include "ir/Errors.h"
 #include "ir/Expr.h"
 #include "smt/ChildProcess.h"
-#include "smt/Solver.h"
 #include "tools/Json.h"
 
 #include "llvm/Support/JSON.h"
@@ -93,7 +92,9 @@ runAllWithinLimit(const std::vector<std::function<stages::PairResult()>> &Checks
   // child is killed only when one has not answered a while later.
   auto KilledAfter = std::chrono::milliseconds(int64_t(
       std::ceil((LimitSeconds + std::min(LimitSeconds, 10.0)) * 1000)));
-  smt::prepareSolverChildren(); // before the fork: the pairs' queries share it
+  // The context solver children inherit is made in the pairs' child when
+  // its first query needs one: most pairs of a small kernel need none, and
+  // making one costs tens of milliseconds.
   while (Results.size() < Checks.size()) {
     smt::ChildSeries Series(
         Results.size(), Checks.size(),

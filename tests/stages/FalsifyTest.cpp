@@ -291,6 +291,42 @@ TEST(Falsify, DrawsProgramIdsWithinTheGrid) {
   expectFalsified(Violation, O);
 }
 
+/// A pointwise kernel's assumptions (a size divisible by 16, the program's
+/// offsets within i32) are met by small inputs: testing finds one, shrunk
+/// to small values, with no solver asked.
+TEST(SatisfyByTesting, MeetsALaunchsAssumptionsWithSmallValues) {
+  Context C;
+  Type I32 = Type::i(32);
+  const Expr *N = C.symbol("arg2", I32, SymbolRole::Param);
+  const Expr *Pid = C.symbol("pid.x", I32, SymbolRole::ProgramId);
+  const Expr *Divisible = C.icmp(
+      ICmpPredicate::Eq, C.binary(Op::SRem, N, C.intConst(I32, 16)),
+      C.intConst(I32, 0));
+  const Expr *Within = C.icmp(
+      ICmpPredicate::Slt,
+      C.add(C.mul(Pid, C.intConst(I32, 128)), C.intConst(I32, 127)),
+      C.intConst(I32, 1 << 30));
+  const Expr *Positive = C.icmp(ICmpPredicate::Sgt, N, C.intConst(I32, 0));
+  const Expr *All = C.andOf(C.andOf(Divisible, Within), Positive);
+  std::optional<Env> Model =
+      stages::satisfyByTesting(All, stages::AssumptionTestingMs);
+  ASSERT_TRUE(Model);
+  EXPECT_TRUE(Interpreter(*Model).eval(All).isTrue());
+  EXPECT_EQ(Model->symbol("arg2")->asSigned(), 16); // shrunk to the least
+}
+
+/// Assumptions nothing meets give no model: the caller then asks the
+/// solver, which says so.
+TEST(SatisfyByTesting, FindsNothingWhereNothingMeetsTheAssumptions) {
+  Context C;
+  Type I32 = Type::i(32);
+  const Expr *N = C.symbol("arg2", I32, SymbolRole::Param);
+  const Expr *All =
+      C.andOf(C.icmp(ICmpPredicate::Sgt, N, C.intConst(I32, 4)),
+              C.icmp(ICmpPredicate::Slt, N, C.intConst(I32, 5)));
+  EXPECT_FALSE(stages::satisfyByTesting(All, stages::AssumptionTestingMs));
+}
+
 /// Testing stops at its work limit, whatever the clock says: a limit of
 /// ten trials' work makes ten trials, and reports that much work spent.
 TEST(Falsify, TheTrialsMadeAreSetByWorkNotTime) {
