@@ -1,6 +1,7 @@
 #include "stages/Sweep.h"
 
 #include "ir/Interpreter.h"
+#include "stages/Unify.h"
 
 #include <algorithm>
 #include <chrono>
@@ -273,6 +274,14 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
   auto Memo = std::make_shared<std::unordered_map<const Expr *, const Expr *>>();
   SweepResult R;
 
+  // A candidate that the canonical form under the assumptions' alignments
+  // makes the target node's own (an or into zero low bits as a sum, a
+  // widening of an aligned sum) is merged without a query.
+  Canonicalizer Form(C, alignmentsFrom(Assumptions));
+  auto SameForm = [&](const Expr *A, const Expr *B) {
+    static const std::unordered_map<const Expr *, const Expr *> Nothing;
+    return Form(A, Nothing) == Form(B, Nothing) && Form.assumed().empty();
+  };
   std::vector<const Expr *> SourceNodes = postOrder(Source);
   std::vector<const Expr *> TargetNodes = postOrder(Target);
   std::unordered_set<const Expr *> InSource(SourceNodes.begin(),
@@ -353,6 +362,12 @@ SweepResult sweep(Context &C, const std::vector<const Expr *> &Source,
         auto It = BySignature.find({M->type().hashValue(), Sig});
         if (It != BySignature.end())
           for (const Expr *Candidate : It->second) {
+            if (SameForm(M, Candidate)) {
+              ++R.Proved;
+              R.Merged[N] = Candidate;
+              M = Candidate;
+              break;
+            }
             smt::SolverOptions S = Solver;
             S.TimeoutMs = std::min(S.TimeoutMs, O.QueryTimeoutMs);
             // Integers are asked whole (their facts, such as an index

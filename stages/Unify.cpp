@@ -241,13 +241,24 @@ smt::QueryResult proveAll(Context &C,
                           const std::vector<std::pair<const Expr *, const Expr *>> &Pairs,
                           const std::vector<const Expr *> &Assumptions,
                           const smt::SolverOptions &Solver, const Contexts &Where) {
+  // A pair the assumptions' alignments and bounds make one integer form
+  // needs no solver (offsets of aligned bases, masks of their zero bits).
+  Canonicalizer Form(C, alignmentsFrom(Assumptions));
+  static const std::unordered_map<const Expr *, const Expr *> Nothing;
   const Expr *Differs = C.falseExpr();
   for (const auto &[A, B] : Pairs) {
+    if (Form(A, Nothing) == Form(B, Nothing) && Form.assumed().empty())
+      continue;
     const Expr *D = C.icmp(ICmpPredicate::Ne, A, B);
     auto It = Where.find(A);
     if (It != Where.end() && It->second)
       D = C.andOf(It->second, D);
     Differs = C.orOf(Differs, D);
+  }
+  if (Differs->isFalse()) {
+    smt::QueryResult R;
+    R.Kind = smt::Outcome::Proved;
+    return R;
   }
   const Expr *Violation = Differs;
   for (const Expr *A : Assumptions)
@@ -392,6 +403,17 @@ proveByShape(Context &C,
         Ranges.push_back(
             C.eq(C.binary(Op::URem, C.sub(V, C.intConst(T, *Least)),
                           C.constant(T, Stride)),
+                 C.constant(T, 0)));
+      // What those imply in the spellings alignmentsFrom reads, so that
+      // the integer form can decide pairs without the solver: an unsigned
+      // bound, and the low zero bits common to the least and the stride.
+      if (*Least >= 0 && uint64_t(*Greatest) < Mask)
+        Ranges.push_back(C.icmp(ICmpPredicate::Ult, V,
+                                C.constant(T, uint64_t(*Greatest) + 1)));
+      unsigned Low = std::countr_zero(std::gcd(Stride, uint64_t(*Least)) | (uint64_t(1) << 63));
+      if (Low > 0 && Low < Bits)
+        Ranges.push_back(
+            C.eq(C.andOf(V, C.constant(T, (uint64_t(1) << Low) - 1)),
                  C.constant(T, 0)));
     }
     if (!Integers || General.empty())
@@ -1378,6 +1400,21 @@ const Expr *narrowedBits(Context &C, Type T, const Expr *X) {
 /// shifts by a constant are products and whose disjoint ors with a
 /// constant are sums (a concatenation's or-ed, shifted zero-extensions are
 /// not).
+/// The greatest unsigned value E can take, where it is plain: a constant,
+/// a value masked by a constant (x & c <= c), a symbol the assumptions
+/// keep below a bound (Alignments::Below).
+std::optional<uint64_t> greatestValue(const Expr *E, const Alignments &A) {
+  if (E->isConst())
+    return E->constBits();
+  if (E->op() == Op::And && !E->type().isBool())
+    for (unsigned I : {0u, 1u})
+      if (E->operand(I)->isConst())
+        return E->operand(I)->constBits();
+  if (auto It = A.Below.find(E); It != A.Below.end() && It->second > 0)
+    return It->second - 1;
+  return std::nullopt;
+}
+
 bool isArithmetic(const Expr *E) {
   if (!E->type().isInt() || E->type().isBool())
     return false;
@@ -1531,9 +1568,9 @@ const Expr *Canonicalizer::integerRewrite(const Expr *E,
              isArithmetic(Ops[0]);
   if (E->op() == Op::Or)
     for (unsigned I : {0u, 1u})
-      if (Ops[I]->isConst() && isArithmetic(Ops[1 - I]) &&
-          std::bit_width(Ops[I]->constBits()) <=
-              knownZeroBits(Ops[1 - I], Aligned))
+      if (std::optional<uint64_t> Greatest = greatestValue(Ops[I], Aligned);
+          Greatest && isArithmetic(Ops[1 - I]) &&
+          std::bit_width(*Greatest) <= knownZeroBits(Ops[1 - I], Aligned))
         Linear = true;
   if (!Linear)
     return nullptr;
@@ -1570,6 +1607,16 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
     for (unsigned K = 0; K < 2; ++K)
       if (const Expr *U = unorderedOf(C, Ops[K], Ops[1 - K]))
         return U;
+  // x + x is 2 * x bit for bit in every rounding mode: both round the one
+  // real 2x (an infinity alike where it overflows), and a NaN result is
+  // the canonical one either way. A lowering picks either spelling.
+  if (E->op() == Op::FAdd && Ops[0] == Ops[1]) {
+    const Expr *Doubled = C.floatBinary(
+        Op::FMul, C.floatConst(E->type(), 2.0), Ops[0], E->rounding());
+    if (Doubled->op() != Op::FMul)
+      return Doubled;
+    return rewrite(Doubled, {Doubled->operand(0), Doubled->operand(1)});
+  }
   if (E->op() == Op::Or && !E->type().isBool()) {
     const Expr *Built = rebuild(E, Ops);
     if (Built->op() == Op::Or)
@@ -1595,12 +1642,15 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
   if (E->op() == Op::Trunc)
     if (const Expr *R = narrowedBits(C, E->type(), Ops[0]))
       return R;
-  // x & c is 0 when c has bits only where x is known zero (an address's
-  // alignment test under the launch's divisibility).
+  // x & y is 0 when y has bits only where x is known zero: y a constant
+  // (an address's alignment test under the launch's divisibility) or a
+  // symbol the assumptions keep below 2^k (an element's offset within a
+  // block whose base is a multiple of 2^k).
   if (E->op() == Op::And && !E->type().isBool())
     for (unsigned I : {0u, 1u})
-      if (Ops[I]->isConst() && std::bit_width(Ops[I]->constBits()) <=
-                                   knownZeroBits(Ops[1 - I], Aligned))
+      if (std::optional<uint64_t> Greatest = greatestValue(Ops[I], Aligned);
+          Greatest && std::bit_width(*Greatest) <=
+                          knownZeroBits(Ops[1 - I], Aligned))
         return C.constant(E->type(), 0);
   // (a + c) rem n = (a + h) rem n + l for c = h + l, l the part of c below
   // the low bits a and n both have zero: the remainder r of a + h is such a

@@ -233,6 +233,71 @@ TEST(CanonicalForm, ComparisonsOfABoundedSymbolPlusConstants) {
   EXPECT_GT(Decided, 1000u);
 }
 
+/// A multiple of 16 masked with a symbol kept below B is 0 when B <= 16
+/// (an element's offset within a block at an aligned base), and is left as
+/// it is above: exhaustive at i8 over the symbols' allowed values.
+TEST(CanonicalForm, MasksOfAnAlignedTermByABoundedSymbol) {
+  for (uint64_t Bound : {1u, 8u, 16u, 17u, 32u}) {
+    Context C;
+    Type T = Type::i(8);
+    const Expr *N = C.symbol("n", T), *S = C.symbol("s", T);
+    Alignments A = alignmentsFrom(
+        {C.eq(C.binary(Op::SRem, N, C.intConst(T, 16)), C.intConst(T, 0)),
+         C.icmp(ICmpPredicate::Ult, S, C.intConst(T, Bound))});
+    for (const Expr *E : {C.andOf(C.mul(N, C.intConst(T, 3)), S),
+                          C.andOf(S, C.add(N, C.intConst(T, 32)))}) {
+      Canonicalizer Canon(C, A);
+      const Expr *R = Canon(E, NoMap);
+      EXPECT_EQ(R->isConst(), Bound <= 16) << Bound << ": " << printExpr(R);
+      std::vector<uint64_t> Below;
+      for (uint64_t V = 0; V < Bound; ++V)
+        Below.push_back(V);
+      expectSameEverywhere(E, R, {{N, multiplesOf(16, 8)}, {S, Below}});
+    }
+  }
+}
+
+/// An or of a masked value into an aligned sum's zero low bits is the sum
+/// (a lane's offset joined to its block's base, spelled with `or` in PTX),
+/// and is left as it is where the mask reaches the sum's set bits (31), or
+/// the lane's own low bit may be set (15, then or'ed with 1).
+TEST(CanonicalForm, AnOrIntoZeroLowBitsIsASum) {
+  for (uint64_t Mask : {14u, 15u, 31u}) {
+    Context C;
+    Type T = Type::i(8);
+    const Expr *N = C.symbol("n", T), *X = C.symbol("x", T);
+    Alignments A = alignmentsFrom(
+        {C.eq(C.binary(Op::SRem, N, C.intConst(T, 16)), C.intConst(T, 0))});
+    const Expr *Lane = C.andOf(X, C.intConst(T, Mask));
+    const Expr *Base = C.add(N, C.intConst(T, 32));
+    const Expr *E = C.orOf(C.orOf(Lane, Base), C.intConst(T, 1));
+    Canonicalizer Canon(C, A);
+    const Expr *R = Canon(E, NoMap);
+    // With 15 the lane may be odd: the or with 1 stays (over a sum).
+    EXPECT_EQ(R->op() == Op::Add, Mask == 14) << Mask << ": " << printExpr(R);
+    EXPECT_EQ(R->operand(1)->op() == Op::Add, Mask < 16) << printExpr(R);
+    expectSameEverywhere(E, R, {{N, multiplesOf(16, 8)}, {X, {}}});
+  }
+}
+
+/// x + x and 2 * x are one form, and equal bit for bit for every f16 and
+/// bf16 value in every rounding mode (infinities, NaNs, signed zeros and
+/// subnormals among them).
+TEST(CanonicalForm, ADoubledValueIsOneProduct) {
+  for (Type F : {Type::f16(), Type::bf16()})
+    for (RoundingMode M : {RoundingMode::NearestEven, RoundingMode::TowardZero,
+                           RoundingMode::Down, RoundingMode::Up}) {
+      Context C;
+      const Expr *X = C.symbol("x", F);
+      const Expr *Sum = C.floatBinary(Op::FAdd, X, X, M);
+      const Expr *Product =
+          C.floatBinary(Op::FMul, C.floatConst(F, 2.0), X, M);
+      Canonicalizer Canon(C);
+      EXPECT_EQ(Canon(Sum, NoMap), Canon(Product, NoMap));
+      expectSameEverywhere(Sum, Product, {{X, {}}});
+    }
+}
+
 } // namespace
 
 // Under a guard that compares x with constants, a comparison of x with a
