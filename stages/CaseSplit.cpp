@@ -1,5 +1,6 @@
 //===- CaseSplit.cpp - A query split on the kernel's uniform branches -----===//
 #include "stages/CaseSplit.h"
+#include "stages/Falsify.h"
 
 #include <algorithm>
 #include <chrono>
@@ -215,6 +216,12 @@ fixedConditions(Context &C, const std::vector<const Expr *> &Conditions,
       break;
     for (bool Value : {true, false}) {
       const Expr *Other = Value ? C.notOf(Cond) : Cond;
+      // An input testing finds where it is !Value says as much as a model.
+      const Expr *Witnessed = Other;
+      for (const Expr *A : Assumptions)
+        Witnessed = C.andOf(Witnessed, A);
+      if (satisfyByTesting(Witnessed, WitnessTestingMs))
+        continue;
       smt::QueryResult R =
           smt::solve({"constant condition", Other, Assumptions, smt::Mode::IEEE},
                      Quick);

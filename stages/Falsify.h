@@ -79,13 +79,17 @@ std::optional<ir::Env> falsify(const ir::Expr *Violation,
 ir::Env shrink(const ir::Expr *Violation, const ir::Env &Failing,
                const std::vector<FalsifyOptions::IndexHint> &Hints = {});
 
-/// Small inputs under which Holds is true (a check's assumptions), found by
-/// testing within Ms of testingWork and shrunk, or none. What a solver's
-/// model of them would give later testing as its base, without the solver:
-/// most assumptions (divisibility, offsets within i32) hold for small
-/// values, and a first solver query costs a process tens of milliseconds.
+/// Inputs under which Holds is true (a check's assumptions), or none: the
+/// most varied that testing finds within Ms of testingWork, else the least
+/// launch (the values Holds's conjuncts pin, one program, zeros) if Holds
+/// is true there. What a solver's model of them would give later testing
+/// as its base, without the solver: most assumptions (divisibility,
+/// offsets within i32, a specialized size) are met so, and a process's
+/// first solver query costs it tens of milliseconds.
 std::optional<ir::Env> satisfyByTesting(const ir::Expr *Holds, double Ms);
 constexpr double AssumptionTestingMs = 20;
+/// For a witness that one condition can take a value: asked of many.
+constexpr double WitnessTestingMs = 5;
 
 } // namespace stagecheck::stages
 

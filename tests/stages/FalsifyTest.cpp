@@ -292,9 +292,8 @@ TEST(Falsify, DrawsProgramIdsWithinTheGrid) {
 }
 
 /// A pointwise kernel's assumptions (a size divisible by 16, the program's
-/// offsets within i32) are met by small inputs: testing finds one, shrunk
-/// to small values, with no solver asked.
-TEST(SatisfyByTesting, MeetsALaunchsAssumptionsWithSmallValues) {
+/// offsets within i32) are met by testing, with no solver asked.
+TEST(SatisfyByTesting, MeetsALaunchsAssumptions) {
   Context C;
   Type I32 = Type::i(32);
   const Expr *N = C.symbol("arg2", I32, SymbolRole::Param);
@@ -312,7 +311,32 @@ TEST(SatisfyByTesting, MeetsALaunchsAssumptionsWithSmallValues) {
       stages::satisfyByTesting(All, stages::AssumptionTestingMs);
   ASSERT_TRUE(Model);
   EXPECT_TRUE(Interpreter(*Model).eval(All).isTrue());
-  EXPECT_EQ(Model->symbol("arg2")->asSigned(), 16); // shrunk to the least
+  EXPECT_NE(Model->symbol("pid.x")->Bits, 0u); // not the first program alone
+}
+
+/// A launch the program is specialized on (a size and the grid pinned to
+/// their captured values) with a shared window's aligned base and the
+/// program within the grid, which random draws rarely meet all at once:
+/// met (by the least launch with the pinned values, if not by testing).
+TEST(SatisfyByTesting, MeetsPinnedValues) {
+  Context C;
+  Type I32 = Type::i(32);
+  const Expr *N = C.symbol("arg2", I32, SymbolRole::Param);
+  const Expr *Grid = C.symbol("nprog.x", I32, SymbolRole::NumPrograms);
+  const Expr *Pid = C.symbol("pid.x", I32, SymbolRole::ProgramId);
+  const Expr *Smem = C.symbol("smem", I32);
+  const Expr *All = C.trueExpr();
+  for (const Expr *A :
+       {C.eq(N, C.intConst(I32, 1000)), C.eq(Grid, C.intConst(I32, 8)),
+        C.icmp(ICmpPredicate::Slt, Pid, Grid),
+        C.icmp(ICmpPredicate::Sle, C.intConst(I32, 0), Pid),
+        C.eq(C.andOf(Smem, C.intConst(I32, 15)), C.intConst(I32, 0))})
+    All = C.andOf(All, A);
+  std::optional<Env> Model =
+      stages::satisfyByTesting(All, stages::AssumptionTestingMs);
+  ASSERT_TRUE(Model);
+  EXPECT_TRUE(Interpreter(*Model).eval(All).isTrue());
+  EXPECT_EQ(Model->symbol("arg2")->asSigned(), 1000);
 }
 
 /// Assumptions nothing meets give no model: the caller then asks the
