@@ -410,7 +410,8 @@ proveByShape(Context &C,
       if (*Least >= 0 && uint64_t(*Greatest) < Mask)
         Ranges.push_back(C.icmp(ICmpPredicate::Ult, V,
                                 C.constant(T, uint64_t(*Greatest) + 1)));
-      unsigned Low = std::countr_zero(std::gcd(Stride, uint64_t(*Least)) | (uint64_t(1) << 63));
+      unsigned Low = unsigned(std::countr_zero(
+          std::gcd(Stride, uint64_t(*Least)) | (uint64_t(1) << 63)));
       if (Low > 0 && Low < Bits)
         Ranges.push_back(
             C.eq(C.andOf(V, C.constant(T, (uint64_t(1) << Low) - 1)),
@@ -1396,10 +1397,6 @@ const Expr *narrowedBits(Context &C, Type T, const Expr *X) {
   return Bits->type() == T ? Bits : C.cast(Op::Trunc, Bits, T);
 }
 
-/// Whether E computes a number rather than moves bits: the operands whose
-/// shifts by a constant are products and whose disjoint ors with a
-/// constant are sums (a concatenation's or-ed, shifted zero-extensions are
-/// not).
 /// The greatest unsigned value E can take, where it is plain: a constant,
 /// a value masked by a constant (x & c <= c), a symbol the assumptions
 /// keep below a bound (Alignments::Below).
@@ -1415,6 +1412,10 @@ std::optional<uint64_t> greatestValue(const Expr *E, const Alignments &A) {
   return std::nullopt;
 }
 
+/// Whether E computes a number rather than moves bits: the operands whose
+/// shifts by a constant are products and whose disjoint ors with a
+/// constant are sums (a concatenation's or-ed, shifted zero-extensions are
+/// not).
 bool isArithmetic(const Expr *E) {
   if (!E->type().isInt() || E->type().isBool())
     return false;
@@ -1643,9 +1644,9 @@ const Expr *Canonicalizer::rewrite(const Expr *E, std::vector<const Expr *> Ops)
     if (const Expr *R = narrowedBits(C, E->type(), Ops[0]))
       return R;
   // x & y is 0 when y has bits only where x is known zero: y a constant
-  // (an address's alignment test under the launch's divisibility) or a
-  // symbol the assumptions keep below 2^k (an element's offset within a
-  // block whose base is a multiple of 2^k).
+  // (an address's alignment test under the launch's divisibility), a value
+  // masked by one, or a symbol the assumptions keep below 2^k (an
+  // element's offset within a block whose base is a multiple of 2^k).
   if (E->op() == Op::And && !E->type().isBool())
     for (unsigned I : {0u, 1u})
       if (std::optional<uint64_t> Greatest = greatestValue(Ops[I], Aligned);

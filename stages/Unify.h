@@ -18,8 +18,9 @@
 //     (op(sel(c, a, b), sel(c, a', b')) = sel(c, op(a, a'), op(b, b'))),
 //     nested selects on one condition collapse, and casts move into selects;
 //     integer sums are one sorted sum of terms with constant factors (a
-//     shift of arithmetic by a constant is a product, an or with a constant
-//     in the other operand's zero low bits a sum), x - (x sdiv d) * d is
+//     shift of arithmetic by a constant is a product, an or with a constant,
+//     a masked value or a bounded symbol in the other operand's zero low
+//     bits a sum, an and with one 0), x + x is 2 * x, x - (x sdiv d) * d is
 //     x srem d, bits are taken from where they lie (truncations of shifts
 //     of truncations, slices of concatenations); comparisons with a value
 //     the assumptions make a multiple of 2^k take one spelling
