@@ -460,6 +460,9 @@ int runCorpus(int Argc, char **Argv) {
     for (std::atomic<pid_t> &Slot : AuditSlots)
       if (pid_t Empty = 0; Slot.compare_exchange_strong(Empty, Pid))
         break;
+    // A signal that came while it was being started found no slot for it.
+    if (StoppedBy)
+      kill(Pid, SIGTERM);
   };
   while (Done < Bundles.size() && !StoppedBy) {
     while (Running.size() < Jobs && Next < Bundles.size() && !StoppedBy)
@@ -495,13 +498,9 @@ int runCorpus(int Argc, char **Argv) {
       std::cerr << "\r[" << Done << "/" << Bundles.size() << "] " << B.Name
                 << std::string(20, ' ') << std::flush;
   }
-  if (StoppedBy) {
-    // An audit launched as the signal came never saw it.
-    for (const auto &[Pid, I] : Running)
-      kill(Pid, SIGTERM);
+  if (StoppedBy) // every audit still running has been sent SIGTERM
     for (const auto &[Pid, I] : Running)
       waitpid(Pid, nullptr, 0);
-  }
   if (Tty)
     std::cerr << "\r" << std::string(70, ' ') << "\r";
   std::error_code EC;
