@@ -3,6 +3,7 @@
 #include <bit>
 #include <cfenv>
 #include <cmath>
+#include <optional>
 
 // Built with -frounding-math: the host rounding mode changes below must not be
 // folded away or moved.
@@ -203,34 +204,131 @@ uint64_t correctlyRounded(FloatFormat F, RoundingMode M, Fn &&Compute) {
 }
 } // namespace
 
+/// The same result without touching the host's floating-point environment,
+/// whose changes cost more than the op. The host computes in its default
+/// mode (nearest-even, checked); an error-free transformation gives the
+/// exact result's side of that double (Side: -1 below, 0 exact, +1 above),
+/// from which its round-to-odd follows. Operands narrower than double
+/// neither overflow nor underflow in double, so the transformations are
+/// exact, and an infinity or a NaN comes only from special operands, the
+/// same in every mode. A zero is exact too; its sign depends on the mode only
+/// where a sum cancels (ZeroSignByMode), and rounding down is then left to
+/// correctlyRounded.
+static std::optional<uint64_t> fromNearest(double Nearest, double Side,
+                                           FloatFormat F, RoundingMode M,
+                                           bool ZeroSignByMode) {
+  if (std::fegetround() != FE_TONEAREST)
+    return std::nullopt;
+  if (!std::isfinite(Nearest))
+    return fromDouble(Nearest, F, M);
+  if (Nearest == 0)
+    return ZeroSignByMode && M == RoundingMode::Down
+               ? std::nullopt
+               : std::optional(fromDouble(Nearest, F, M));
+  double R = Nearest;
+  if (Side != 0) {
+    // Toward zero, then odd: the exact value lies strictly between the
+    // double toward zero and the one after it.
+    if ((Side > 0) != (Nearest > 0))
+      R = std::nextafter(Nearest, 0.0);
+    R = std::bit_cast<double>(std::bit_cast<uint64_t>(R) | 1);
+  }
+  return fromDouble(R, F, M);
+}
+
+/// Knuth's TwoSum: X + Y - (X (+) Y), exactly.
+static double sumError(double X, double Y, double Sum) {
+  double YPart = Sum - X;
+  return (X - (Sum - YPart)) + (Y - YPart);
+}
+
+static bool narrowerThanDouble(FloatFormat F) {
+  return F.ExponentBits <= 8 && F.MantissaBits <= 23;
+}
+
+/// A double op to nearest-even is the host's own, in its default mode.
+static bool hostRoundsAsAsked(FloatFormat F, RoundingMode M) {
+  return isDoubleFormat(F) && M == RoundingMode::NearestEven &&
+         std::fegetround() == FE_TONEAREST;
+}
+
 uint64_t add(uint64_t A, uint64_t B, FloatFormat F, RoundingMode M) {
   volatile double X = toDouble(A, F), Y = toDouble(B, F);
+  if (hostRoundsAsAsked(F, M))
+    return fromDouble(X + Y, F, M);
+  if (narrowerThanDouble(F)) {
+    double Sum = X + Y;
+    if (auto R = fromNearest(Sum, sumError(X, Y, Sum), F, M, true))
+      return *R;
+  }
   return correctlyRounded(F, M, [&] { return X + Y; });
 }
 
 uint64_t sub(uint64_t A, uint64_t B, FloatFormat F, RoundingMode M) {
   volatile double X = toDouble(A, F), Y = toDouble(B, F);
+  if (hostRoundsAsAsked(F, M))
+    return fromDouble(X - Y, F, M);
+  if (narrowerThanDouble(F)) {
+    double Difference = X - Y;
+    if (auto R = fromNearest(Difference, sumError(X, -Y, Difference), F, M,
+                              true))
+      return *R;
+  }
   return correctlyRounded(F, M, [&] { return X - Y; });
 }
 
 uint64_t mul(uint64_t A, uint64_t B, FloatFormat F, RoundingMode M) {
   volatile double X = toDouble(A, F), Y = toDouble(B, F);
+  if (hostRoundsAsAsked(F, M))
+    return fromDouble(X * Y, F, M);
+  // Two significands of at most 24 bits: the product is exact in double.
+  if (narrowerThanDouble(F))
+    if (auto R = fromNearest(X * Y, 0.0, F, M, false))
+      return *R;
   return correctlyRounded(F, M, [&] { return X * Y; });
 }
 
 uint64_t div(uint64_t A, uint64_t B, FloatFormat F, RoundingMode M) {
   volatile double X = toDouble(A, F), Y = toDouble(B, F);
+  if (hostRoundsAsAsked(F, M))
+    return fromDouble(X / Y, F, M);
+  if (narrowerThanDouble(F)) {
+    double Quotient = X / Y;
+    // X - Quotient * Y, exactly: the exact quotient is Quotient + this / Y.
+    double Remainder = std::fma(-Quotient, Y, X);
+    double Side = Remainder == 0 ? 0.0 : ((Remainder > 0) == (Y > 0) ? 1 : -1);
+    if (auto R = fromNearest(Quotient, Side, F, M, false))
+      return *R;
+  }
   return correctlyRounded(F, M, [&] { return X / Y; });
 }
 
 uint64_t fma(uint64_t A, uint64_t B, uint64_t C, FloatFormat F,
              RoundingMode M) {
   volatile double X = toDouble(A, F), Y = toDouble(B, F), Z = toDouble(C, F);
+  if (hostRoundsAsAsked(F, M))
+    return fromDouble(std::fma(X, Y, Z), F, M);
+  if (narrowerThanDouble(F)) {
+    double Product = X * Y; // exact, as in mul
+    double Sum = Product + Z;
+    if (auto R = fromNearest(Sum, sumError(Product, Z, Sum), F, M, true))
+      return *R;
+  }
   return correctlyRounded(F, M, [&] { return std::fma(X, Y, Z); });
 }
 
 uint64_t sqrt(uint64_t A, FloatFormat F, RoundingMode M) {
   volatile double X = toDouble(A, F);
+  if (hostRoundsAsAsked(F, M))
+    return fromDouble(std::sqrt(X), F, M);
+  if (narrowerThanDouble(F)) {
+    double Root = std::sqrt(X);
+    // X - Root^2, exactly: its sign is the exact root's side of Root.
+    double Residual = std::fma(-Root, Root, X);
+    double Side = Residual == 0 ? 0.0 : (Residual > 0 ? 1 : -1);
+    if (auto R = fromNearest(Root, Side, F, M, false))
+      return *R;
+  }
   return correctlyRounded(F, M, [&] { return std::sqrt(X); });
 }
 

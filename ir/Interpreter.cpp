@@ -15,7 +15,7 @@ const Value *Env::symbol(const std::string &Name) const {
 }
 
 const Value *Env::read(const std::string &Buffer, uint64_t Index) const {
-  auto It = Reads.find({Buffer, Index});
+  auto It = Reads.find(std::pair<std::string_view, uint64_t>(Buffer, Index));
   return It == Reads.end() ? nullptr : &It->second;
 }
 

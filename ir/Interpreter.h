@@ -15,6 +15,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -23,7 +24,20 @@ namespace stagecheck::ir {
 /// A concrete input: symbol values, buffer contents, and values of named
 /// functions at the points a model fixed.
 class Env {
+  /// Orders (buffer, index) keys and looks one up by a buffer's name
+  /// without copying it into a key.
+  struct ReadKeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A &X, const B &Y) const {
+      int Names = std::string_view(X.first).compare(std::string_view(Y.first));
+      return Names < 0 || (Names == 0 && X.second < Y.second);
+    }
+  };
+
 public:
+  using ReadMap = std::map<std::pair<std::string, uint64_t>, Value, ReadKeyLess>;
+
   void setSymbol(const std::string &Name, Value V) { Symbols[Name] = V; }
   const Value *symbol(const std::string &Name) const;
   /// Unset buffer elements read as zero.
@@ -36,7 +50,7 @@ public:
                     std::span<const Value> Args) const;
 
   const std::map<std::string, Value> &symbols() const { return Symbols; }
-  const std::map<std::pair<std::string, uint64_t>, Value> &reads() const {
+  const ReadMap &reads() const {
     return Reads;
   }
   struct CallPoint {
@@ -48,7 +62,7 @@ public:
 
 private:
   std::map<std::string, Value> Symbols;
-  std::map<std::pair<std::string, uint64_t>, Value> Reads;
+  ReadMap Reads;
   std::vector<CallPoint> Calls;
 };
 

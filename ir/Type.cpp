@@ -5,11 +5,9 @@
 
 namespace stagecheck::ir {
 
-Type Type::i(unsigned Bits) {
-  if (Bits < 1 || Bits > 64)
-    throw std::invalid_argument("integer width must be 1..64, got " +
-                                std::to_string(Bits));
-  return Type(TypeKind::Int, Bits);
+void Type::badIntegerWidth(unsigned Bits) {
+  throw std::invalid_argument("integer width must be 1..64, got " +
+                              std::to_string(Bits));
 }
 
 static const char *spaceName(AddressSpace S) {

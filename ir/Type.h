@@ -26,8 +26,13 @@ enum class AddressSpace : uint8_t {
 
 class Type {
 public:
-  static Type i(unsigned Bits);
-  static Type boolean() { return i(1); }
+  /// Inline: the interpreter asks for integer types at every node.
+  static Type i(unsigned Bits) {
+    if (Bits < 1 || Bits > 64)
+      badIntegerWidth(Bits);
+    return Type(TypeKind::Int, Bits);
+  }
+  static Type boolean() { return Type(TypeKind::Int, 1); }
   static Type f16() { return Type(TypeKind::F16, 16); }
   static Type bf16() { return Type(TypeKind::BF16, 16); }
   static Type f32() { return Type(TypeKind::F32, 32); }
@@ -62,6 +67,7 @@ public:
   }
 
 private:
+  [[noreturn]] static void badIntegerWidth(unsigned Bits);
   Type(TypeKind K, unsigned B, AddressSpace S = AddressSpace::Generic)
       : Kind(K), Bits(uint8_t(B)), Space(S) {}
   TypeKind Kind;

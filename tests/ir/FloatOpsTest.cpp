@@ -75,19 +75,34 @@ TEST(FloatOps, AgreesWithHostSinglePrecisionInEveryMode) {
   const int Modes[] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
   const RoundingMode Ours[] = {RoundingMode::NearestEven, RoundingMode::TowardZero,
                                RoundingMode::Up, RoundingMode::Down};
+  // Random bits rarely give operands of one size: one draw in four takes B
+  // (and C) close to A, with either sign, so sums cancel and round near ties.
+  auto Near = [&](uint32_t A) {
+    return (A ^ (Rng() & 0xffu) ^ (Rng() % 2 ? 0x80000000u : 0u));
+  };
   for (int M = 0; M < 4; ++M)
-    for (int I = 0; I < 20000; ++I) {
-      uint32_t A = Rng(), B = Rng();
-      volatile float X = std::bit_cast<float>(A), Y = std::bit_cast<float>(B);
+    for (int I = 0; I < 40000; ++I) {
+      uint32_t A = Rng();
+      uint32_t B = I % 4 == 1 ? Near(A) : uint32_t(Rng());
+      uint32_t C = I % 4 == 2 ? Near(A) : uint32_t(Rng());
+      volatile float X = std::bit_cast<float>(A), Y = std::bit_cast<float>(B),
+                     Z = std::bit_cast<float>(C);
       std::fesetround(Modes[M]);
-      volatile float Sum = X + Y, Prod = X * Y, Quot = X / Y;
+      volatile float Sum = X + Y, Difference = X - Y, Prod = X * Y,
+                     Quot = X / Y, Fused = std::fmaf(X, Y, Z),
+                     Root = std::sqrt(float(X));
       std::fesetround(FE_TONEAREST);
       auto Same = [&](float Host, uint64_t Mine) {
         Value H{Type::f32(), std::bit_cast<uint32_t>(Host)};
         return H.sameAs(Value{Type::f32(), Mine});
       };
       ASSERT_TRUE(Same(Sum, fp::add(A, B, F32, Ours[M]))) << A << " + " << B;
+      ASSERT_TRUE(Same(Difference, fp::sub(A, B, F32, Ours[M])))
+          << A << " - " << B;
       ASSERT_TRUE(Same(Prod, fp::mul(A, B, F32, Ours[M]))) << A << " * " << B;
       ASSERT_TRUE(Same(Quot, fp::div(A, B, F32, Ours[M]))) << A << " / " << B;
+      ASSERT_TRUE(Same(Fused, fp::fma(A, B, C, F32, Ours[M])))
+          << A << " * " << B << " + " << C;
+      ASSERT_TRUE(Same(Root, fp::sqrt(A, F32, Ours[M]))) << "sqrt " << A;
     }
 }
