@@ -100,6 +100,57 @@ struct Effects {
 const Expr *substitute(Context &C, const Expr *E,
                        const std::unordered_map<const Expr *, const Expr *> &Map);
 
+/// substitute() for the instances of one family (forEachInstance's maps),
+/// remembered between them: what a node becomes depends only on the bound
+/// variables below it, so it is rebuilt once per assignment of those (a
+/// row's reduction once per row, not once per element of the row). Fixed,
+/// when given, replaces other symbols the same way in every instance (null:
+/// kept). A map that is not such an instance (another key, a value that is
+/// not a constant) goes through substitute() as it is, without Fixed.
+class InstanceSubstitution {
+public:
+  using FixedSymbols = std::function<const Expr *(const Expr *Symbol)>;
+  /// Which operand of a node is rebuilt first. The order new nodes are made
+  /// in orders commutative operands, so it shapes the queries and the
+  /// models the solver gives: a caller keeps the order it had.
+  enum class Order { FirstOperandFirst, LastOperandFirst };
+  InstanceSubstitution(Context &C, const std::vector<BoundVariable> &Bound,
+                       FixedSymbols Fixed = nullptr,
+                       Order Walk = Order::FirstOperandFirst);
+  const Expr *operator()(
+      const Expr *E, const std::unordered_map<const Expr *, const Expr *> &At);
+
+private:
+  struct KeyHash {
+    size_t operator()(const std::pair<const Expr *, uint64_t> &K) const {
+      return std::hash<const Expr *>()(K.first) ^
+             (K.second * 0x9E3779B97F4A7C15ull);
+    }
+  };
+  /// What lies below a node: the bound variables (one bit each), and
+  /// whether a fixed symbol does.
+  struct Below {
+    uint64_t Bound = 0;
+    bool Fixed = false;
+  };
+  Below below(const Expr *N);
+
+  Context &C;
+  std::vector<BoundVariable> Bound;
+  FixedSymbols Fixed;
+  Order Walk;
+  uint64_t BoundSymbolBits = 0;
+  /// Row-major place value of each variable: an assignment of the
+  /// variables below a node, as one number.
+  std::vector<uint64_t> Stride;
+  std::unordered_map<const Expr *, Below> Beneath;
+  std::unordered_map<std::pair<const Expr *, uint64_t>, const Expr *, KeyHash>
+      Done;
+  // The instance being substituted.
+  std::vector<uint64_t> Values;
+  std::vector<const Expr *> Constants;
+};
+
 /// Every instance of a family: calls Visit once per assignment of the bound
 /// variables, in row-major order, with the substitution map for it. Returns
 /// false (and visits nothing) when there are more than MaxInstances.

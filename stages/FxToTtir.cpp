@@ -583,110 +583,28 @@ private:
                    const std::map<std::string, Pointer> &Pointers,
                    const Origin &From, std::optional<Violation> &Bad)
         : Check(Check), C(Check.C), Vars(Vars), Scalars(Scalars),
-          Pointers(Pointers), From(From), Bad(Bad) {}
+          Pointers(Pointers), From(From), Bad(Bad),
+          Substituted(
+              Check.C, Vars,
+              [&Scalars](const Expr *Symbol) {
+                auto S = Scalars.find(Symbol->name());
+                return S == Scalars.end() ? nullptr : S->second;
+              },
+              InstanceSubstitution::Order::LastOperandFirst) {}
 
     const Expr *operator()(
         const Expr *E, const std::unordered_map<const Expr *, const Expr *> &At) {
       if (Vars.size() > 64)
         return Check.resolve(E, At, Scalars, Pointers, From, Bad);
-      Values.clear();
       for (const BoundVariable &V : Vars) {
         auto It = At.find(V.Symbol);
         if (It == At.end() || !It->second->isConst())
           return Check.resolve(E, At, Scalars, Pointers, From, Bad);
-        Values.push_back(It->second);
       }
-      return mapped(substituted(E));
+      return mapped(Substituted(E, At));
     }
 
   private:
-    struct Key {
-      const Expr *N;
-      std::vector<const Expr *> Values; // of the variables below N
-      bool operator==(const Key &O) const {
-        return N == O.N && Values == O.Values;
-      }
-    };
-    struct KeyHash {
-      size_t operator()(const Key &K) const {
-        size_t H = std::hash<const Expr *>()(K.N);
-        for (const Expr *V : K.Values)
-          H = H * 0x9E3779B97F4A7C15ull + std::hash<const Expr *>()(V);
-        return H;
-      }
-    };
-
-    uint64_t below(const Expr *N) {
-      if (auto It = Below.find(N); It != Below.end())
-        return It->second;
-      const Expr *Roots[] = {N};
-      for (const Expr *X : postOrder(Roots)) {
-        if (Below.count(X))
-          continue;
-        uint64_t Mask = 0;
-        for (size_t I = 0; I < Vars.size(); ++I)
-          if (Vars[I].Symbol == X)
-            Mask |= uint64_t(1) << I;
-        for (const Expr *O : X->operands())
-          Mask |= Below.at(O);
-        Below[X] = Mask;
-      }
-      return Below.at(N);
-    }
-
-    Key keyOf(const Expr *N) {
-      Key K{N, {}};
-      uint64_t Mask = below(N);
-      for (size_t I = 0; Mask; ++I, Mask >>= 1)
-        if (Mask & 1)
-          K.Values.push_back(Values[I]);
-      return K;
-    }
-
-    /// The variables fixed and the scalars put in, as resolve()'s first step.
-    const Expr *substituted(const Expr *Root) {
-      std::vector<const Expr *> Work = {Root};
-      while (!Work.empty()) {
-        const Expr *N = Work.back();
-        Key K = keyOf(N);
-        if (Fixed.count(K)) {
-          Work.pop_back();
-          continue;
-        }
-        bool Ready = true;
-        for (const Expr *O : N->operands())
-          if (!Fixed.count(keyOf(O))) {
-            Work.push_back(O);
-            Ready = false;
-          }
-        if (!Ready)
-          continue;
-        Work.pop_back();
-        const Expr *R = N;
-        if (N->op() == Op::Symbol) {
-          uint64_t Mask = below(N);
-          if (Mask) {
-            size_t I = 0;
-            while (!(Mask & (uint64_t(1) << I)))
-              ++I;
-            R = Values[I];
-          } else if (auto S = Scalars.find(N->name()); S != Scalars.end()) {
-            R = S->second;
-          }
-        } else if (N->numOperands() > 0) {
-          std::vector<const Expr *> Ops;
-          bool Same = true;
-          for (const Expr *O : N->operands()) {
-            Ops.push_back(Fixed.at(keyOf(O)));
-            Same &= Ops.back() == O;
-          }
-          R = Same ? N : C.withOperands(N, Ops);
-        }
-        Fixed.emplace(std::move(K), R);
-      }
-      return Fixed.at(keyOf(Root));
-    }
-
     /// The loads of a node with every variable fixed, mapped into memory as
     /// resolve()'s second step, remembered between instances.
     const Expr *mapped(const Expr *Root) {
@@ -705,9 +623,9 @@ private:
     const std::map<std::string, Pointer> &Pointers;
     const Origin &From;
     std::optional<Violation> &Bad;
-    std::vector<const Expr *> Values; // of Vars at the instance
-    std::unordered_map<const Expr *, uint64_t> Below;
-    std::unordered_map<Key, const Expr *, KeyHash> Fixed;
+    /// The variables fixed and the scalars put in, as resolve()'s first
+    /// step, remembered between instances.
+    InstanceSubstitution Substituted;
     std::unordered_map<const Expr *, const Expr *> Mapped;
   };
 
@@ -904,12 +822,13 @@ private:
       if (!W)
         continue; // an empty output
       bool Ok = true;
+      InstanceSubstitution Fix(C, W->Bound);
       enumerate(
           W->Bound,
           [&](const std::unordered_map<const Expr *, const Expr *> &At) {
             if (!Ok)
               return;
-            uint64_t I = substitute(C, W->Index, At)->constBits();
+            uint64_t I = Fix(W->Index, At)->constBits();
             auto Buf = Memory.find(B);
             const std::vector<ElementWrite> *Ws = nullptr;
             if (Buf != Memory.end()) {
@@ -923,7 +842,7 @@ private:
                    "output elements not written: " + Tensor + describeIndex(I) +
                        " (and possibly more) is never written by the candidate",
                    I, W->From});
-              showReferenceValue(substitute(C, W->Value, At), W->From);
+              showReferenceValue(Fix(W->Value, At), W->From);
               Ok = false;
               return;
             }
@@ -944,7 +863,7 @@ private:
               }
             Elements.push_back(
                 {W, Tensor, I,
-                 whereDefined(substitute(C, W->Value, At), Ws->back().Value, At),
+                 whereDefined(Fix(W->Value, At), Ws->back().Value, At),
                  Ws->back().Value, Ws->back().From});
           });
       if (!Ok)

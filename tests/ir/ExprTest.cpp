@@ -750,3 +750,56 @@ TEST(Substitution, SkippingByTheSymbolBitsChangesNoResult) {
   }
   EXPECT_GT(Changed, 20u); // the substitutions above do reach their roots
 }
+
+// A family's instances through InstanceSubstitution: the same node as
+// substitute() for each instance of a row-by-column family whose value has
+// a per-row reduction, an element term and a part with no bound variable,
+// through the node shared between instances and maps that are no instance.
+TEST(Substitution, AnInstanceIsSubstitutedAsOnItsOwn) {
+  Context C;
+  Type I = Type::i(64);
+  const Expr *Row = C.symbol("row", I), *Col = C.symbol("col", I);
+  const Expr *Len = C.symbol("len", I);
+  std::vector<BoundVariable> Bound = {{Row, 3}, {Col, 5}};
+  const Expr *RowSum = C.intConst(I, 0);
+  for (int K = 0; K < 5; ++K)
+    RowSum = C.add(RowSum, C.read("x", I, C.add(C.mul(Row, C.intConst(I, 5)),
+                                                C.intConst(I, K))));
+  const Expr *Element = C.read("x", I, C.add(C.mul(Row, C.intConst(I, 5)), Col));
+  const Expr *Value = C.sub(C.mul(Element, Len), RowSum);
+  const Expr *Index = C.add(C.mul(Row, C.intConst(I, 5)), Col);
+  InstanceSubstitution Fix(C, Bound);
+  size_t Instances = 0;
+  std::set<const Expr *> Distinct;
+  forEachInstance(
+      C, Bound, 100,
+      [&](const std::unordered_map<const Expr *, const Expr *> &At) {
+        for (const Expr *E : {Value, Index, RowSum, Len}) {
+          const Expr *Got = Fix(E, At);
+          EXPECT_EQ(Got, substitute(C, E, At));
+          Distinct.insert(Got);
+        }
+        ++Instances;
+      });
+  EXPECT_EQ(Instances, 15u);
+  EXPECT_EQ(Distinct.size(), 15u + 15u + 3u + 1u); // values, indices, rows, len
+  // A fixed symbol is replaced in every instance, as if in the map.
+  const Expr *Seven = C.intConst(I, 7);
+  InstanceSubstitution WithLen(
+      C, Bound, [&](const Expr *S) { return S == Len ? Seven : nullptr; });
+  forEachInstance(
+      C, Bound, 100,
+      [&](const std::unordered_map<const Expr *, const Expr *> &At) {
+        auto Also = At;
+        Also[Len] = Seven;
+        for (const Expr *E : {Value, Index, RowSum, Len})
+          EXPECT_EQ(WithLen(E, At), substitute(C, E, Also));
+      });
+  // Not an instance: another key, or a bound variable to a non-constant.
+  std::unordered_map<const Expr *, const Expr *> Other = {
+      {Row, C.intConst(I, 1)}, {Col, C.intConst(I, 2)}, {Len, C.intConst(I, 9)}};
+  EXPECT_EQ(Fix(Value, Other), substitute(C, Value, Other));
+  std::unordered_map<const Expr *, const Expr *> Symbolic = {
+      {Row, C.intConst(I, 1)}, {Col, Len}};
+  EXPECT_EQ(Fix(Value, Symbolic), substitute(C, Value, Symbolic));
+}
