@@ -85,7 +85,10 @@ ir::Env shrink(const ir::Expr *Violation, const ir::Env &Failing,
 /// is true there. What a solver's model of them would give later testing
 /// as its base, without the solver: most assumptions (divisibility,
 /// offsets within i32, a specialized size) are met so, and a process's
-/// first solver query costs it tens of milliseconds.
+/// first solver query costs it tens of milliseconds. Launch terms' samples
+/// start from it; the value queries' testing does not (a scan's wrong
+/// combine hides at the least launch; docs/design-decisions.md, "No query
+/// where none is needed").
 std::optional<ir::Env> satisfyByTesting(const ir::Expr *Holds, double Ms);
 constexpr double AssumptionTestingMs = 20;
 /// For a witness that one condition can take a value: asked of many.

@@ -372,7 +372,7 @@ private:
       // the least launch (lane 0 of program 0, small sizes), where a scan's
       // wrong combine never shows (a running log-sum-exp's infinity test
       // turned: 62 s of value queries from testing's model, found by
-      // testing in 4 s from the solver's).
+      // testing in 3.7 s from the solver's).
       smt::SolverOptions Quick = Options.Solver;
       Quick.TimeoutMs = std::min(Quick.TimeoutMs, 2000u);
       smt::QueryResult R =
