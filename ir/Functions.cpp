@@ -166,8 +166,11 @@ const FunctionInfo Table[] = {
     {"cos.approx", 1, true, unary<cos>, true, false, CosCorners},
     {"tanh.approx", 1, true, unary<tanh>, false, false, TanhCorners},
     // The ISA gives no corner cases for its divisions, only an ulp bound.
+    // div.full's quotient at special operands is measured on sm_90
+    // (measuredDivision); the lifters spell it so there.
     {"div.approx", 2, true, binary<divide>},
     {"div.full", 2, true, binary<divide>},
+    {"div.full.sm_90", 2, true, binary<divide>, false, false, {}, true},
     // Their .ftz forms are instructions of their own (subnormal inputs and
     // results flush to zero); the PTX ISA does not relate them to the forms
     // above. Where the hardware was measured to (measuredFtzForm), the
@@ -182,6 +185,7 @@ const FunctionInfo Table[] = {
     {"cos.approx.ftz", 1, true, unary<cos>, true, true, CosCorners},
     {"div.approx.ftz", 2, true, binary<divide>, false, true},
     {"div.full.ftz", 2, true, binary<divide>, false, true},
+    {"div.full.ftz.sm_90", 2, true, binary<divide>, false, true, {}, true},
     // A tensor-core instruction's output element: hardware arithmetic the
     // PTX ISA does not specify (Functions.h).
     {MmaM16N8K16F32F16, 33, true, mmaM16N8K16},
@@ -220,9 +224,34 @@ static std::optional<CornerInput> cornerInput(Value Argument) {
   return std::nullopt;
 }
 
+/// IEEE's quotient X / Y where X or Y is a zero, an infinity or a NaN:
+/// exact, so no rounding is involved.
+static std::optional<Value> specialQuotient(Value X, Value Y, Type Result) {
+  FloatFormat Format = floatFormat(Result);
+  fp::Decoded Dx = fp::decode(X.Bits, Format), Dy = fp::decode(Y.Bits, Format);
+  auto Special = [](fp::Class C) {
+    return C == fp::Class::Zero || C == fp::Class::Infinity ||
+           C == fp::Class::NaN;
+  };
+  if (!Special(Dx.Kind) && !Special(Dy.Kind))
+    return std::nullopt;
+  bool Negative = Dx.Negative != Dy.Negative;
+  if (Dx.Kind == fp::Class::NaN || Dy.Kind == fp::Class::NaN ||
+      (Dx.Kind == fp::Class::Zero && Dy.Kind == fp::Class::Zero) ||
+      (Dx.Kind == fp::Class::Infinity && Dy.Kind == fp::Class::Infinity))
+    return Value::ofBits(Result, fp::canonicalNaN(Format));
+  if (Dx.Kind == fp::Class::Infinity || Dy.Kind == fp::Class::Zero)
+    return Value::ofDouble(Result, Negative ? -Inf : Inf);
+  return Value::ofBits(Result, fp::zero(Format, Negative));
+}
+
 std::optional<Value> cornerCaseResult(const FunctionInfo &F,
                                       std::span<const Value> Arguments,
                                       Type Result) {
+  if (F.ExactAtSpecialOperands && Arguments.size() == 2 &&
+      Arguments[0].Ty == Type::f32() && Arguments[1].Ty == Type::f32() &&
+      Result == Type::f32())
+    return specialQuotient(Arguments[0], Arguments[1], Result);
   if (F.CornerCases.empty() || Arguments.size() != 1 ||
       Arguments[0].Ty != Type::f32() || Result != Type::f32())
     return std::nullopt;
@@ -313,6 +342,22 @@ FtzForm measuredFtzForm(std::string_view Plain, Type T, unsigned SmVersion) {
     if (M.Plain == Plain)
       return {true, M.ResultNeverSubnormal};
   return {};
+}
+
+std::string_view measuredDivision(std::string_view Name, Type T,
+                                  unsigned SmVersion) {
+  // Measured on an NVIDIA H100 80GB HBM3 (sm_90) by
+  // scripts/div_full_specials.cu: every f32 operand against each zero,
+  // infinity and NaN on either side, 0 of 60129542144 cases per form off
+  // IEEE's quotient (the .ftz form's operands flushed first, the plain
+  // form's not). Other architectures were not measured.
+  if (SmVersion != 90 || T != Type::f32())
+    return Name;
+  if (Name == "div.full")
+    return "div.full.sm_90";
+  if (Name == "div.full.ftz")
+    return "div.full.ftz.sm_90";
+  return Name;
 }
 
 } // namespace stagecheck::ir

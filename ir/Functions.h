@@ -47,6 +47,12 @@ struct FunctionInfo {
   /// ex2.approx(-Inf) anything but +0 would be a counterexample no GPU
   /// can show.
   std::span<const CornerCase> CornerCases = {};
+  /// A division that gives IEEE's quotient wherever an operand, as the
+  /// function reads it, is a zero, an infinity or a NaN: a zero dividend's
+  /// quotient is a zero of the operands' combined sign, not anything within
+  /// the ulp bound of zero. Measured on the GPU, not stated by the PTX ISA
+  /// (scripts/div_full_specials.cu, docs/design-decisions.md).
+  bool ExactAtSpecialOperands = false;
 };
 
 /// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, one output element:
@@ -122,6 +128,16 @@ struct FtzForm {
 /// (scripts/ftz_relation.cu, docs/design-decisions.md); elsewhere nothing
 /// is known and the .ftz form stays a function of its own.
 FtzForm measuredFtzForm(std::string_view Plain, Type T, unsigned SmVersion);
+
+/// The function a division instruction Name ("div.full", "div.full.ftz") on
+/// operands of type T is for sm_SmVersion: "div.full.sm_90", exact at
+/// special operands (FunctionInfo::ExactAtSpecialOperands), where that was
+/// measured on the hardware over every f32 operand
+/// (scripts/div_full_specials.cu, docs/design-decisions.md); Name itself,
+/// bound only as the PTX ISA bounds it, elsewhere. Every lifter that spells
+/// a division asks this, so the stages of one target agree on the name.
+std::string_view measuredDivision(std::string_view Name, Type T,
+                                  unsigned SmVersion);
 std::span<const FunctionInfo> allFunctions();
 
 } // namespace stagecheck::ir

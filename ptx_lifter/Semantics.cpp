@@ -80,6 +80,8 @@ const Expr *approximate(Context &C, std::string_view Name, bool Ftz,
   std::string Function(Name);
   if (Ftz)
     Function += ".ftz";
+  if (Args.size() == 2)
+    Function = ir::measuredDivision(Function, T, SmVersion);
   return C.call(Function, Args[0]->type(), Args);
 }
 

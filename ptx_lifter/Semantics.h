@@ -53,7 +53,8 @@ const ir::Expr *saturate(ir::Context &C, const ir::Expr *A, bool Ftz);
 /// .ftz ("ex2.approx", "rsqrt.approx", "div.full", "sqrt.approx"), for
 /// sm_SmVersion (0: not known). The .ftz form is the plain one between
 /// flushes where that was measured on the hardware (ir::measuredFtzForm),
-/// else a function of its own.
+/// else a function of its own; a division is the function
+/// ir::measuredDivision names for the target.
 const ir::Expr *approximate(ir::Context &C, std::string_view Name, bool Ftz,
                             std::span<const ir::Expr *const> Args,
                             unsigned SmVersion);

@@ -160,6 +160,38 @@ z3::expr Encoder::withFixedPoints(const Expr *Call, const z3::expr &A,
   return Out;
 }
 
+/// Around a division's free value in IEEE mode: IEEE's quotient where an
+/// operand (as the function reads it) is a zero, an infinity or a NaN
+/// (ir::cornerCaseResult). The quotient there is a special value itself, so
+/// it is spelled by cases rather than by fp.div.
+z3::expr Encoder::withSpecialQuotients(const Expr *Call, const z3::expr &X,
+                                       const z3::expr &Y, z3::expr Free) {
+  const FunctionInfo *F = lookupFunction(Call->name());
+  if (!F || !F->ExactAtSpecialOperands || M != Mode::IEEE ||
+      Call->type() != Type::f32() || Call->operand(0)->type() != Type::f32() ||
+      Call->operand(1)->type() != Type::f32())
+    return Free;
+  auto Is = [&](auto Test, const z3::expr &A) { return wrap(Z, Test(Z, A)); };
+  z3::sort S = Free.get_sort();
+  z3::expr Negative =
+      Is(Z3_mk_fpa_is_negative, X) != Is(Z3_mk_fpa_is_negative, Y);
+  // Each Z3_ast is wrapped as soon as it is made: in a reference-counted
+  // context an unwrapped one may be freed by the next call.
+  auto Signed = [&](auto Make) {
+    z3::expr Positive = wrap(Z, Make(Z, S, false));
+    z3::expr NegativeOne = wrap(Z, Make(Z, S, true));
+    return z3::ite(Negative, NegativeOne, Positive);
+  };
+  z3::expr XZero = Is(Z3_mk_fpa_is_zero, X), YZero = Is(Z3_mk_fpa_is_zero, Y);
+  z3::expr XInf = Is(Z3_mk_fpa_is_infinite, X),
+           YInf = Is(Z3_mk_fpa_is_infinite, Y);
+  z3::expr AnyNan = Is(Z3_mk_fpa_is_nan, X) || Is(Z3_mk_fpa_is_nan, Y) ||
+                    (XZero && YZero) || (XInf && YInf);
+  z3::expr Out = z3::ite(XZero || YInf, Signed(Z3_mk_fpa_zero), Free);
+  Out = z3::ite(XInf || YZero, Signed(Z3_mk_fpa_inf), Out);
+  return z3::ite(AnyNan, wrap(Z, Z3_mk_fpa_nan(Z, S)), Out);
+}
+
 z3::expr Encoder::encode(const Expr *Root) {
   for (const Expr *E : postOrder(std::span<const Expr *const>(&Root, 1)))
     if (!Cache.count(E))
@@ -204,7 +236,11 @@ z3::expr Encoder::encodeNode(const Expr *E) {
     for (unsigned I = 0; I < E->numOperands(); ++I)
       Args.push_back(callArgument(E, operand(E, I)));
     z3::expr Free = EliminateArrays ? eliminated(E) : function(E)(Args);
-    return Args.size() == 1 ? withFixedPoints(E, Args[0], Free) : Free;
+    if (Args.size() == 1)
+      return withFixedPoints(E, Args[0], Free);
+    if (Args.size() == 2)
+      return withSpecialQuotients(E, Args[0], Args[1], Free);
+    return Free;
   }
   case OpCategory::IntBinary:
   case OpCategory::IntUnary:

@@ -71,6 +71,8 @@ private:
   z3::expr eliminated(const ir::Expr *E);
   z3::expr withFixedPoints(const ir::Expr *Call, const z3::expr &Argument,
                            z3::expr Free);
+  z3::expr withSpecialQuotients(const ir::Expr *Call, const z3::expr &X,
+                                const z3::expr &Y, z3::expr Free);
   z3::expr constant(ir::Type T, uint64_t Bits);
   z3::expr integerOp(const ir::Expr *E);
   z3::expr castOp(const ir::Expr *E);

@@ -62,6 +62,14 @@ std::optional<layout::CTALayout> ctaOf(const Layout &L) {
   return layout::CTALayout{L.CTAsPerCGA, L.CTASplitNum, L.CTAOrder};
 }
 
+/// The compute capability of "ttg.target" = "cuda:90", or 0.
+unsigned targetCapability(const Module &M) {
+  for (const auto &[Key, Value] : M.Attributes)
+    if (Key == "ttg.target" && Value && Value->Text.rfind("cuda:", 0) == 0)
+      return unsigned(std::strtoul(Value->Text.c_str() + 5, nullptr, 10));
+  return 0;
+}
+
 } // namespace
 
 layout::EncodingPtr toEncoding(const Layout &L) {
@@ -314,7 +322,9 @@ bool Lifter::liftLoweredArith(const Operation &O) {
     noteRule("exp -> ex2.approx", O);
   } else if (Div) {
     const Expr *Args[] = {V[0].E, V[1].E};
-    E = C.call("div.full", F32, Args);
+    E = C.call(std::string(ir::measuredDivision("div.full", F32,
+                                                 targetCapability(M))),
+               F32, Args);
     noteRule("divf -> div.full", O);
   } else {
     const Expr *Args[] = {V[0].E};
@@ -333,14 +343,6 @@ namespace {
 
 const Layout *encodingOf(const Val &V) {
   return V.Ty && V.Ty->Encoding ? V.Ty->Encoding.get() : nullptr;
-}
-
-/// The compute capability of "ttg.target" = "cuda:90", or 0.
-unsigned targetCapability(const Module &M) {
-  for (const auto &[Key, Value] : M.Attributes)
-    if (Key == "ttg.target" && Value && Value->Text.rfind("cuda:", 0) == 0)
-      return unsigned(std::strtoul(Value->Text.c_str() + 5, nullptr, 10));
-  return 0;
 }
 
 } // namespace

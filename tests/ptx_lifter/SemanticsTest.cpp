@@ -4,6 +4,7 @@
 #include "TestUtil.h"
 
 #include "ir/Errors.h"
+#include "ir/Functions.h"
 #include "ir/Text.h"
 
 #include <gtest/gtest.h>
@@ -422,7 +423,9 @@ TEST(PtxApproximate, NamedFunctions) {
   EXPECT_EQ(V->name(), "rsqrt.approx");
   const Expr *Div = V->operand(0);
   ASSERT_EQ(Div->op(), Op::Call);
-  EXPECT_EQ(Div->name(), "div.full");
+  // On sm_90 div.full is the division measured exact at special operands
+  // (ir::measuredDivision).
+  EXPECT_EQ(Div->name(), "div.full.sm_90");
   // On sm_90 (the kernel's .target) ex2.approx.ftz is ex2.approx between
   // flushes, as measured on the hardware (ir::measuredFtzForm).
   const Expr *Ex2 = Div->operand(0);
@@ -474,6 +477,34 @@ TEST(PtxApproximate, FtzFormsRelatedOnlyWhereMeasured) {
   EXPECT_TRUE(Has(Sm80[0], "call @rsqrt.approx.ftz(") && !Has(Sm80[0], "fftz"))
       << Sm80[0];
   EXPECT_EQ(Sm80[2].find("fftz"), std::string::npos) << Sm80[2];
+}
+
+// div.full's quotient at zeros, infinities and NaNs was measured on sm_90
+// only; elsewhere both forms are bound only as the PTX ISA bounds them.
+TEST(PtxApproximate, DivisionExactAtSpecialsOnlyWhereMeasured) {
+  const std::string Body = "ld.param.b32 %r1, [k_param_1];\n"
+                           "div.full.f32 %r2, %r1, %r1;\n"
+                           "div.full.ftz.f32 %r3, %r1, %r1;\n"
+                           "ld.param.b64 %rd1, [k_param_0];\n"
+                           "st.global.v2.b32 [%rd1], {%r2, %r3};\nret;";
+  auto Names = [&](const std::string &Target) {
+    Context C;
+    std::string Ptx = kernel(Body, {Type::f32()});
+    Ptx.replace(Ptx.find("sm_90a"), 6, Target);
+    stagecheck::ptx::PtxLift L = stagecheck::ptx::liftPtxText(
+        C, Ptx, "k.ptx", interface(Type::f32(), {Type::f32()}),
+        stagecheck::ptx::PtxLiftOptions{});
+    std::vector<std::string> Out;
+    for (const auto &W : L.Thread.Effects.Writes)
+      Out.push_back(W.Value->op() == Op::Call ? W.Value->name() : "");
+    return Out;
+  };
+  EXPECT_EQ(Names("sm_90a"),
+            (std::vector<std::string>{"div.full.sm_90", "div.full.ftz.sm_90"}));
+  EXPECT_EQ(Names("sm_80"),
+            (std::vector<std::string>{"div.full", "div.full.ftz"}));
+  EXPECT_TRUE(lookupFunction("div.full.sm_90")->ExactAtSpecialOperands);
+  EXPECT_FALSE(lookupFunction("div.full")->ExactAtSpecialOperands);
 }
 
 TEST(PtxErrors, UnsupportedAndIllTyped) {

@@ -368,6 +368,30 @@ void checkCall() {
     ASSERT_EQ(Corner.Failures, 0u) << F.Name;
   }
   EXPECT_EQ(Functions, 15u);
+
+  // A division exact at special operands: IEEE's quotient wherever either
+  // operand is a zero, an infinity or a NaN (a subnormal read as zero by a
+  // .ftz form), the environment's value elsewhere.
+  size_t Divisions = 0;
+  for (const FunctionInfo &F : allFunctions()) {
+    if (!F.ExactAtSpecialOperands)
+      continue;
+    ++Divisions;
+    auto Ops = symbols(C, {Type::f32(), Type::f32()});
+    const Expr *Args[] = {Ops[0], Ops[1]};
+    Agreement Quotient(C.call(F.Name, Type::f32(), Args), Ops);
+    for (uint64_t Bx : specialFloats(Type::f32()))
+      for (uint64_t By : specialFloats(Type::f32())) {
+        Value X{Type::f32(), Bx}, Y{Type::f32(), By};
+        Env Hostile;
+        Hostile.setCall(std::string(F.Name),
+                        {canonicalArgument(F, X), canonicalArgument(F, Y)},
+                        Value::ofDouble(Type::f32(), 42.0));
+        Quotient.check({X, Y}, &Hostile);
+      }
+    ASSERT_EQ(Quotient.Failures, 0u) << F.Name;
+  }
+  EXPECT_EQ(Divisions, 2u);
 }
 
 void checkLeaf(Op O) {
