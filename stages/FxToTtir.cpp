@@ -1718,6 +1718,18 @@ private:
     }
     Result.Queries.push_back(
         {Name + " (rounding model)", R.Kind, R.Reason, R.Seconds, ""});
+    // Where the model cannot read the class (an infinity that nan_to_num
+    // replaces has no real value), the bit-exact question with libdevice's
+    // bodies is the one that settles it: asked first, briefly, before the
+    // IEEE search for a violation, which could only end unconfirmed there.
+    BodiesAnswer WithBodies = BodiesAnswer::OutOfTime;
+    if (R.Kind == smt::Outcome::Unknown) {
+      smt::SolverOptions Brief = Options.Check.Solver;
+      Brief.TimeoutMs = std::min(Brief.TimeoutMs, 5000u);
+      WithBodies = bitExactWithBodies(E, K, Brief);
+      if (WithBodies == BodiesAnswer::Proved)
+        return true;
+    }
     // Not proved: look for an IEEE input that breaks the bound, with a
     // shorter limit (bit-blasted divisions can take very long).
     smt::SolverOptions Short = Options.Check.Solver;
@@ -1735,7 +1747,8 @@ private:
       } catch (const EvalError &) {
       }
     }
-    if (provedBitExactWithBodies(E, K))
+    if (WithBodies == BodiesAnswer::OutOfTime &&
+        bitExactWithBodies(E, K, Options.Check.Solver) == BodiesAnswer::Proved)
       return true;
     Result.Kind = Verdict::Unknown;
     Result.Reason =
@@ -1753,8 +1766,11 @@ private:
   /// each libdevice call the kernel makes given its body (stages/Libdevice)?
   /// Asked with the bodies for either flush-to-zero flag (the kernel's is
   /// not known here), each defined everywhere; only a proof is drawn from
-  /// it, and a difference found this way is not reported.
-  bool provedBitExactWithBodies(const Element &E, const Canonical &K) {
+  /// it, and a difference found this way is not reported. OutOfTime: a
+  /// query reached its limit, so a longer one may still prove it.
+  enum class BodiesAnswer { Proved, NotProved, OutOfTime };
+  BodiesAnswer bitExactWithBodies(const Element &E, const Canonical &K,
+                                  const smt::SolverOptions &Limits) {
     const Expr *Roots[] = {K.Cand};
     bool Calls = false;
     for (const Expr *N : postOrder(Roots))
@@ -1769,7 +1785,7 @@ private:
     }
     if (!Calls || Paths.size() != 1 || Paths.begin()->empty() ||
         M.Capability == 0)
-      return false;
+      return BodiesAnswer::NotProved;
     const std::string &Path = *Paths.begin();
     std::string Name = "values of " + E.Tensor + " (bit-exact, libdevice bodies)";
     double Seconds = 0;
@@ -1780,18 +1796,20 @@ private:
               std::make_unique<Libdevice>(Path, Ftz, unsigned(M.Capability));
         auto [Cand, Defined] = Bodies[Ftz]->withBodies(C, K.Cand);
         if (!Defined->isTrue())
-          return false;
+          return BodiesAnswer::NotProved;
         smt::QueryResult R = smt::solve(
             {Name, differs(K.Ref, Cand, smt::Mode::IEEE), {}, smt::Mode::IEEE},
-            Options.Check.Solver);
+            Limits);
+        if (R.Kind == smt::Outcome::Unknown)
+          return BodiesAnswer::OutOfTime;
         if (R.Kind != smt::Outcome::Proved)
-          return false;
+          return BodiesAnswer::NotProved;
         Seconds += R.Seconds;
       }
     } catch (const ir::UnsupportedError &) {
-      return false; // a body not modelled
+      return BodiesAnswer::NotProved; // a body not modelled
     } catch (const ir::InputError &) {
-      return false; // a libdevice that does not read
+      return BodiesAnswer::NotProved; // a libdevice that does not read
     }
     Result.Queries.push_back({Name, smt::Outcome::Proved,
                               "with either flush-to-zero flag", Seconds, ""});
@@ -1801,7 +1819,7 @@ private:
     if (std::find(Result.Relaxations.begin(), Result.Relaxations.end(),
                   Rule) == Result.Relaxations.end())
       Result.Relaxations.push_back(Rule);
-    return true;
+    return BodiesAnswer::Proved;
   }
   std::unique_ptr<Libdevice> Bodies[2]; // by the flush-to-zero flag
 
