@@ -437,6 +437,21 @@ TEST(PtxApproximate, NamedFunctions) {
   EXPECT_EQ(V->type(), Type::f32());
 }
 
+/// The values a kernel of Body (one f32 parameter) stores, lifted for
+/// .target Target.
+std::vector<const Expr *> storedFor(Context &C, const std::string &Body,
+                                    const std::string &Target) {
+  std::string Ptx = kernel(Body, {Type::f32()});
+  Ptx.replace(Ptx.find("sm_90a"), 6, Target);
+  stagecheck::ptx::PtxLift L = stagecheck::ptx::liftPtxText(
+      C, Ptx, "k.ptx", interface(Type::f32(), {Type::f32()}),
+      stagecheck::ptx::PtxLiftOptions{});
+  std::vector<const Expr *> Out;
+  for (const auto &W : L.Thread.Effects.Writes)
+    Out.push_back(W.Value);
+  return Out;
+}
+
 // Whether a .ftz form is its plain form between flushes was measured on
 // sm_90 only; elsewhere the two stay functions of their own.
 TEST(PtxApproximate, FtzFormsRelatedOnlyWhereMeasured) {
@@ -449,14 +464,9 @@ TEST(PtxApproximate, FtzFormsRelatedOnlyWhereMeasured) {
                            "st.global.b32 [%rd1+8], %r4;\nret;";
   auto Values = [&](const std::string &Target) {
     Context C;
-    std::string Ptx = kernel(Body, {Type::f32()});
-    Ptx.replace(Ptx.find("sm_90a"), 6, Target);
-    stagecheck::ptx::PtxLift L = stagecheck::ptx::liftPtxText(
-        C, Ptx, "k.ptx", interface(Type::f32(), {Type::f32()}),
-        stagecheck::ptx::PtxLiftOptions{});
     std::vector<std::string> Out;
-    for (const auto &W : L.Thread.Effects.Writes)
-      Out.push_back(printExpr(W.Value));
+    for (const Expr *V : storedFor(C, Body, Target))
+      Out.push_back(printExpr(V));
     return Out;
   };
   // sm_90: rsqrt's results are never subnormal, so only its argument is
@@ -489,14 +499,9 @@ TEST(PtxApproximate, DivisionExactAtSpecialsOnlyWhereMeasured) {
                            "st.global.v2.b32 [%rd1], {%r2, %r3};\nret;";
   auto Names = [&](const std::string &Target) {
     Context C;
-    std::string Ptx = kernel(Body, {Type::f32()});
-    Ptx.replace(Ptx.find("sm_90a"), 6, Target);
-    stagecheck::ptx::PtxLift L = stagecheck::ptx::liftPtxText(
-        C, Ptx, "k.ptx", interface(Type::f32(), {Type::f32()}),
-        stagecheck::ptx::PtxLiftOptions{});
     std::vector<std::string> Out;
-    for (const auto &W : L.Thread.Effects.Writes)
-      Out.push_back(W.Value->op() == Op::Call ? W.Value->name() : "");
+    for (const Expr *V : storedFor(C, Body, Target))
+      Out.push_back(V->op() == Op::Call ? V->name() : "");
     return Out;
   };
   EXPECT_EQ(Names("sm_90a"),
