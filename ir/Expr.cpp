@@ -1087,8 +1087,17 @@ const Expr *Context::withOperands(const Expr *E,
   case Op::Call:
     return call(E->name(), E->type(), Operands);
   default:
-    return make(E->op(), Operands, E->rawAttribute(), E->type());
+    break;
   }
+  // The checks and the type depend on the operands' types alone, and E
+  // passed them: operands of the same types need them no more (most of a
+  // rewrite's rebuilds).
+  bool SameTypes = Operands.size() == E->numOperands();
+  for (size_t I = 0; SameTypes && I < Operands.size(); ++I)
+    SameTypes = Operands[I] && Operands[I]->type() == E->operand(I)->type();
+  if (SameTypes)
+    return makeTyped(E->op(), E->type(), Operands, E->rawAttribute(), {});
+  return make(E->op(), Operands, E->rawAttribute(), E->type());
 }
 
 const Expr *Context::make(Op O, std::span<const Expr *const> Operands,
@@ -1097,7 +1106,24 @@ const Expr *Context::make(Op O, std::span<const Expr *const> Operands,
     if (!E)
       throw IRError(std::string(spelling(O)) + ": null operand");
   Type T = checkAndInferType(O, Operands, Attr, Result, Name);
-  std::vector<const Expr *> Ops(Operands.begin(), Operands.end());
+  return makeTyped(O, T, Operands, Attr, Name);
+}
+
+const Expr *Context::makeTyped(Op O, Type T,
+                               std::span<const Expr *const> Operands,
+                               uint8_t Attr, std::string_view Name) {
+  // A copy to order, on the stack for the usual few operands.
+  constexpr size_t Few = 4;
+  const Expr *Stack[Few];
+  std::vector<const Expr *> Heap;
+  std::span<const Expr *> Ops;
+  if (Operands.size() <= Few) {
+    std::copy(Operands.begin(), Operands.end(), Stack);
+    Ops = {Stack, Operands.size()};
+  } else {
+    Heap.assign(Operands.begin(), Operands.end());
+    Ops = Heap;
+  }
   if (isCommutative(O) && Ops[1]->id() < Ops[0]->id())
     std::swap(Ops[0], Ops[1]);
   if (O == Op::Fma && Ops[1]->id() < Ops[0]->id())

@@ -253,6 +253,9 @@ private:
                    uint8_t Attr, const std::string *Name);
   Type checkAndInferType(Op O, std::span<const Expr *const> Operands,
                          uint8_t Attr, Type Result, std::string_view Name);
+  /// make() once the operands are checked and the type T inferred.
+  const Expr *makeTyped(Op O, Type T, std::span<const Expr *const> Operands,
+                        uint8_t Attr, std::string_view Name);
 };
 
 /// Operands in post-order (each node after its operands), each once.

@@ -166,6 +166,7 @@ const Expr *rewrite(Context &C, const Expr *Root, const Hook &H,
   std::unordered_map<const Expr *, const Expr *> &Memo = Kept ? *Kept : Local;
   // Post-order, stopping at nodes a kept memo already holds.
   std::vector<const Expr *> Work = {Root};
+  std::vector<const Expr *> Ops;
   while (!Work.empty()) {
     const Expr *E = Work.back();
     if (Memo.count(E)) {
@@ -175,20 +176,22 @@ const Expr *rewrite(Context &C, const Expr *Root, const Hook &H,
     // Operands pushed last to first, so that they are rebuilt first to
     // last: a hook that names what it makes names it in the order met.
     bool Ready = true;
-    for (size_t K = E->numOperands(); K-- > 0;)
-      if (!Memo.count(E->operand(K))) {
+    Ops.resize(E->numOperands());
+    for (size_t K = E->numOperands(); K-- > 0;) {
+      auto It = Memo.find(E->operand(K));
+      if (It == Memo.end()) {
         Work.push_back(E->operand(K));
         Ready = false;
+      } else {
+        Ops[K] = It->second;
       }
+    }
     if (!Ready)
       continue;
     Work.pop_back();
-    std::vector<const Expr *> Ops;
     bool Same = true;
-    for (const Expr *O : E->operands()) {
-      Ops.push_back(Memo.at(O));
-      Same &= Ops.back() == O;
-    }
+    for (size_t K = 0; K < Ops.size(); ++K)
+      Same &= Ops[K] == E->operand(K);
     const Expr *R = H ? H(E, Ops) : nullptr;
     Memo.emplace(E, R ? R : Same ? E : C.withOperands(E, Ops));
   }

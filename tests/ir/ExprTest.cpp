@@ -93,6 +93,30 @@ TEST(HashConsing, ManyNodesOfDenseOperandsStayDistinctAndShared) {
     EXPECT_EQ(C.withOperands(S, S->operands()), S);
 }
 
+// Rebuilding a node on operands of its operands' types skips the type
+// checks (they depend on the types alone), never the rest: commutative
+// operands are ordered, constants fold, and the node is the one the
+// constructor makes. Operands of other types are checked as ever.
+TEST(HashConsing, RebuildingIsTheConstructorsNode) {
+  Context C;
+  Type I32 = Type::i(32), F32 = Type::f32();
+  const Expr *A = C.symbol("a", I32), *B = C.symbol("b", I32);
+  const Expr *X = C.symbol("x", F32), *Y = C.symbol("y", F32);
+  const Expr *Sum = C.add(A, B);
+  const Expr *Swapped[] = {Sum->operand(1), Sum->operand(0)};
+  EXPECT_EQ(C.withOperands(Sum, Swapped), Sum);
+  const Expr *Constants[] = {C.intConst(I32, 2), C.intConst(I32, 3)};
+  EXPECT_EQ(C.withOperands(Sum, Constants), C.intConst(I32, 5));
+  const Expr *Less = C.fcmp(FCmpPredicate::Olt, X, Y);
+  const Expr *Other[] = {Y, X};
+  EXPECT_EQ(C.withOperands(Less, Other), C.fcmp(FCmpPredicate::Olt, Y, X));
+  EXPECT_EQ(C.withOperands(Less, Other)->type(), Type::boolean());
+  const Expr *IllTyped[] = {A, X};
+  EXPECT_THROW(C.withOperands(Sum, IllTyped), IRError);
+  const Expr *Wider[] = {C.symbol("c", Type::i(64)), C.symbol("d", Type::i(64))};
+  EXPECT_EQ(C.withOperands(Sum, Wider)->type(), Type::i(64));
+}
+
 TEST(Folding, ConstantsFoldThroughTheInterpreter) {
   Context C;
   Type I8 = Type::i(8);
