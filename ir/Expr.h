@@ -197,7 +197,9 @@ public:
                    uint8_t Attr = 0, Type Result = Type::boolean(),
                    std::string_view Name = {});
   /// E with its operands replaced by Operands (E itself when they are the
-  /// same): the rewriting passes' one way to rebuild a node.
+  /// same): the rewriting passes' one way to rebuild a node. Operands of
+  /// E's operands' types skip the type checks, which depend on the types
+  /// alone; ordering and folding are make()'s.
   const Expr *withOperands(const Expr *E,
                            std::span<const Expr *const> Operands);
 
