@@ -167,7 +167,9 @@ const Expr *InstanceSubstitution::operator()(
   Constants.assign(Bound.size(), nullptr);
   for (size_t I = 0; Instance && I < Bound.size(); ++I) {
     auto It = At.find(Bound[I].Symbol);
-    Instance = It != At.end() && It->second->isConst();
+    // A value past its extent would number as another instance does.
+    Instance = It != At.end() && It->second->isConst() &&
+               It->second->constBits() < Bound[I].Extent;
     if (Instance) {
       Values[I] = It->second->constBits();
       Constants[I] = It->second;

@@ -106,7 +106,8 @@ const Expr *substitute(Context &C, const Expr *E,
 /// row's reduction once per row, not once per element of the row). Fixed,
 /// when given, replaces other symbols the same way in every instance (null:
 /// kept). A map that is not such an instance (another key, a value that is
-/// not a constant) goes through substitute() as it is, without Fixed.
+/// not a constant or lies past its variable's extent) goes through
+/// substitute() as it is, without Fixed.
 class InstanceSubstitution {
 public:
   using FixedSymbols = std::function<const Expr *(const Expr *Symbol)>;

@@ -604,9 +604,12 @@ private:
         const Expr *E, const std::unordered_map<const Expr *, const Expr *> &At) {
       if (Vars.size() > 64)
         return Check.resolve(E, At, Scalars, Pointers, From, Bad);
+      // Anything but an instance goes through resolve(): Substituted would
+      // leave the scalars in.
       for (const BoundVariable &V : Vars) {
         auto It = At.find(V.Symbol);
-        if (It == At.end() || !It->second->isConst())
+        if (It == At.end() || !It->second->isConst() ||
+            It->second->constBits() >= V.Extent)
           return Check.resolve(E, At, Scalars, Pointers, From, Bad);
       }
       return mapped(Substituted(E, At));

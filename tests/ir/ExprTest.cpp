@@ -826,4 +826,10 @@ TEST(Substitution, AnInstanceIsSubstitutedAsOnItsOwn) {
   std::unordered_map<const Expr *, const Expr *> Symbolic = {
       {Row, C.intConst(I, 1)}, {Col, Len}};
   EXPECT_EQ(Fix(Value, Symbolic), substitute(C, Value, Symbolic));
+  // Nor is a value past its variable's extent: (0, 5) numbers as (1, 0)
+  // would, and must not be given that instance's nodes.
+  std::unordered_map<const Expr *, const Expr *> Past = {
+      {Row, C.intConst(I, 0)}, {Col, C.intConst(I, 5)}};
+  EXPECT_EQ(Fix(Value, Past), substitute(C, Value, Past));
+  EXPECT_EQ(Fix(Index, Past), substitute(C, Index, Past));
 }

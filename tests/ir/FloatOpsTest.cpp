@@ -70,6 +70,40 @@ TEST(FloatOps, ConversionsSaturateAndMapNaNToZero) {
             0x4b800001u);
 }
 
+// f16 sums and products and bf16 products are exact in double: the host's
+// double result (in the mode asked, for the sign of a cancelled sum),
+// rounded once, is the right answer to compare the formats' own ops with.
+// (Results inexact in double, whose side the ops work out, are the f32
+// test's below.)
+TEST(FloatOps, HalfFormatsAgreeWithExactDoubleInEveryMode) {
+  std::mt19937 Rng(11);
+  const int Modes[] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
+  const RoundingMode Ours[] = {RoundingMode::NearestEven, RoundingMode::TowardZero,
+                               RoundingMode::Up, RoundingMode::Down};
+  for (int M = 0; M < 4; ++M)
+    for (int I = 0; I < 20000; ++I) {
+      uint64_t A = Rng() & 0xffffu;
+      uint64_t B = I % 4 == 1 ? (A ^ (Rng() & 0x3fu) ^ (Rng() % 2 ? 0x8000u : 0u))
+                              : (Rng() & 0xffffu);
+      double X = fp::toDouble(A, F16), Y = fp::toDouble(B, F16);
+      double Xb = fp::toDouble(A, BF16), Yb = fp::toDouble(B, BF16);
+      std::fesetround(Modes[M]);
+      volatile double Sum = X + Y, Difference = X - Y, Prod = X * Y,
+                      ProdB = Xb * Yb;
+      std::fesetround(FE_TONEAREST);
+      auto Same = [&](double Exact, uint64_t Mine, FloatFormat F) {
+        uint64_t Want = fp::fromDouble(Exact, F, Ours[M]);
+        return Want == Mine || (fp::isNaN(Want, F) && fp::isNaN(Mine, F));
+      };
+      ASSERT_TRUE(Same(Sum, fp::add(A, B, F16, Ours[M]), F16)) << A << " + " << B;
+      ASSERT_TRUE(Same(Difference, fp::sub(A, B, F16, Ours[M]), F16))
+          << A << " - " << B;
+      ASSERT_TRUE(Same(Prod, fp::mul(A, B, F16, Ours[M]), F16)) << A << " * " << B;
+      ASSERT_TRUE(Same(ProdB, fp::mul(A, B, BF16, Ours[M]), BF16))
+          << A << " * " << B << " (bf16)";
+    }
+}
+
 TEST(FloatOps, AgreesWithHostSinglePrecisionInEveryMode) {
   std::mt19937 Rng(7);
   const int Modes[] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
